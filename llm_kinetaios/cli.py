@@ -1,0 +1,714 @@
+"""``llm memories``: see, fix and move what the plugin remembers."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import sqlite3
+import sys
+from contextlib import contextmanager
+
+import click
+import llm
+
+from .config import Settings, coerce_setting, load_settings, save_settings
+from .store import Memory, MemoryNotFound, MemoryStore, StoreError, describe_sqlite_error
+
+MAX_IMPORT_BYTES = 50 * 1024 * 1024
+EXPORT_VERSION = 1
+EXPORT_FIELDS = (
+    "id",
+    "content",
+    "conversation_id",
+    "source",
+    "source_response_id",
+    "created_at",
+    "updated_at",
+    "last_used_at",
+    "use_count",
+)
+
+
+@contextmanager
+def open_store():
+    "The store for a command; database failures become clean click errors."
+    try:
+        store = MemoryStore.open()
+    except StoreError as ex:
+        raise click.ClickException(str(ex))
+    try:
+        yield store
+    except sqlite3.Error as ex:
+        from .store import logs_db_path
+
+        raise click.ClickException(describe_sqlite_error(ex, logs_db_path()))
+    finally:
+        store.close()
+
+
+def latest_conversation_id(store: MemoryStore) -> str:
+    "The newest conversation in llm's logs, for ``-c``."
+    tables = [t for t in ("threads", "conversations") if store.db[t].exists()]
+    if tables:
+        union = " union ".join(f"select id from {t}" for t in tables)
+        row = store.db.execute(f"select id from ({union}) order by id desc limit 1").fetchone()
+        if row:
+            return row[0]
+    raise click.ClickException("No conversations found in the logs")
+
+
+def scope_options(fn):
+    fn = click.option("conversation_id", "--cid", "--conversation", help="Only memories from this conversation ID")(fn)
+    fn = click.option("latest", "-c", "--current", is_flag=True, help="Only memories from the most recent conversation")(fn)
+    return fn
+
+
+def resolve_scope(store, latest: bool, conversation_id: str | None) -> str | None:
+    if latest and conversation_id:
+        raise click.UsageError("Use -c or --cid, not both")
+    if latest:
+        return latest_conversation_id(store)
+    return conversation_id
+
+
+def format_time(ms: int | None) -> str:
+    if not ms:
+        return "-"
+    return datetime.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
+
+
+def embed_for_store(texts: list[str], label: str = "Embedding"):
+    """Vectors for new memory texts with the configured model, with a progress bar
+    for long runs. Returns (blobs or Nones, model id or None); failures warn only."""
+    from .embeddings import embed_passages, resolve_embedding_model, to_blob
+
+    model = resolve_embedding_model(load_settings())
+    if model is None or not texts:
+        return [None] * len(texts), None
+    blobs: list[bytes] = []
+    batch = 32
+    try:
+        with click.progressbar(
+            length=len(texts), label=label, file=sys.stderr,
+            show_pos=True, hidden=len(texts) < 64,
+        ) as bar:
+            for start in range(0, len(texts), batch):
+                chunk = texts[start : start + batch]
+                blobs.extend(to_blob(v) for v in embed_passages(model, chunk))
+                bar.update(len(chunk))
+    except Exception as ex:
+        click.echo(
+            f"Warning: could not embed with {model.model_id} ({ex}); stored without "
+            "vectors: run 'llm memories reindex' later",
+            err=True,
+        )
+        return [None] * len(texts), None
+    return blobs, model.model_id
+
+
+def memory_json(memory: Memory) -> dict:
+    return {name: getattr(memory, name) for name in EXPORT_FIELDS}
+
+
+@click.group()
+def memories():
+    """Manage what llm-kinetaios remembers about you.
+
+    \b
+    Examples:
+        llm memories list
+        llm memories add "I prefer metric units"
+        llm memories list --search python
+        llm memories export memories.json
+    """
+
+
+@memories.command(name="list")
+@click.option("-n", "--count", type=int, default=None, help="Number of memories to show (default: all)")
+@click.option("search_text", "-q", "--search", help="Only memories matching these words, best first")
+@scope_options
+@click.option("json_", "--json", is_flag=True, help="Output as JSON")
+def list_(count, search_text, latest, conversation_id, json_):
+    """List memories, newest first (or best match first with --search).
+
+    \b
+    Examples:
+        llm memories list -n 10
+        llm memories list -c            # the latest conversation's
+        llm memories list --search "favourite editor" --json
+    """
+    with open_store() as store:
+        scope = resolve_scope(store, latest, conversation_id)
+        if search_text:
+            hits = store.search(search_text, count or 50, conversation_id=scope)
+            rows = [memory for memory, _ in hits]
+            if scope:
+                rows = [m for m in rows if m.conversation_id == scope]
+        else:
+            rows = store.list(conversation_id=scope, limit=count)
+    if json_:
+        click.echo(json.dumps([memory_json(m) for m in rows], indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        click.echo("No memories found.", err=True)
+        return
+    for memory in rows:
+        click.echo(
+            f"{memory.id}  {format_time(memory.created_at)}  "
+            f"conversation: {memory.conversation_id or 'global'}  "
+            f"used: {memory.use_count}x, last {format_time(memory.last_used_at)}"
+        )
+        click.echo(f"  {memory.content}\n")
+
+
+@memories.command()
+@click.argument("text")
+@click.option("-n", "--count", type=int, default=20, help="Maximum number of results")
+@scope_options
+@click.option("json_", "--json", is_flag=True, help="Output as JSON")
+@click.pass_context
+def search(ctx, text, count, latest, conversation_id, json_):
+    """Keyword search of memories, best match first (same as list --search).
+
+    \b
+    Example:
+        llm memories search "where do I live"
+    """
+    ctx.invoke(list_, count=count, search_text=text, latest=latest,
+               conversation_id=conversation_id, json_=json_)
+
+
+@memories.command()
+@click.argument("memory_id")
+@click.option("json_", "--json", is_flag=True, help="Output as JSON")
+def show(memory_id, json_):
+    """Show one memory in full.
+
+    \b
+    Example:
+        llm memories show 01j9z3k4m5n6p7q8r9s0t1v2w3
+    """
+    with open_store() as store:
+        try:
+            memory = store.get(memory_id)
+        except MemoryNotFound:
+            raise click.ClickException(f"No memory with id {memory_id}")
+    data = memory_json(memory) | {"embedding_model": memory.embedding_model}
+    if json_:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    for key, value in data.items():
+        if key.endswith("_at"):
+            value = format_time(value)
+        click.echo(f"{key}: {value if value is not None else '-'}")
+
+
+@memories.command()
+@click.argument("text")
+@scope_options
+def add(text, latest, conversation_id):
+    """Remember a fact directly (global unless -c/--cid is given).
+
+    \b
+    Examples:
+        llm memories add "I am vegetarian"
+        llm memories add "This project targets Python 3.10" -c
+    """
+    text = text.strip()
+    if not text:
+        raise click.ClickException("A memory cannot be empty")
+    with open_store() as store:
+        scope = resolve_scope(store, latest, conversation_id)
+        [blob], model_id = embed_for_store([text])
+        memory = store.add(text, conversation_id=scope, source="manual",
+                           embedding=blob, embedding_model=model_id)
+    if memory is None:
+        raise click.ClickException("That is remembered already")
+    click.echo(memory.id)
+
+
+@memories.command()
+@click.argument("memory_id")
+@click.argument("new_text", required=False)
+def edit(memory_id, new_text):
+    """Replace a memory's text (opens $EDITOR when no text is given).
+
+    \b
+    Examples:
+        llm memories edit 01j9z3k4m5n6p7q8r9s0t1v2w3 "Lives in Lisbon"
+        llm memories edit 01j9z3k4m5n6p7q8r9s0t1v2w3
+    """
+    with open_store() as store:
+        try:
+            memory = store.get(memory_id)
+        except MemoryNotFound:
+            raise click.ClickException(f"No memory with id {memory_id}")
+        if new_text is None:
+            new_text = click.edit(memory.content)
+            if new_text is None:
+                raise click.ClickException("Edit cancelled: nothing changed")
+        new_text = new_text.strip()
+        if not new_text:
+            raise click.ClickException("A memory cannot be empty; use 'llm memories delete'")
+        if new_text == memory.content:
+            click.echo("Unchanged", err=True)
+            return
+        [blob], model_id = embed_for_store([new_text])
+        try:
+            store.update(memory_id, new_text, embedding=blob, embedding_model=model_id)
+        except ValueError as ex:
+            raise click.ClickException(str(ex))
+    click.echo(f"Updated {memory_id}", err=True)
+
+
+@memories.command()
+@click.argument("memory_ids", nargs=-1, required=True)
+@click.option("-y", "--yes", is_flag=True, help="Delete without asking")
+def delete(memory_ids, yes):
+    """Delete memories by id, after confirmation.
+
+    \b
+    Example:
+        llm memories delete 01j9z3k4m5n6p7q8r9s0t1v2w3 -y
+    """
+    with open_store() as store:
+        found = []
+        missing = []
+        for memory_id in dict.fromkeys(memory_ids):
+            try:
+                found.append(store.get(memory_id))
+            except MemoryNotFound:
+                missing.append(memory_id)
+        if missing:
+            raise click.ClickException(
+                f"No memory with id {', '.join(missing)}; nothing was deleted"
+            )
+        if not yes:
+            for memory in found:
+                click.echo(f"  {memory.id}: {memory.content}", err=True)
+            s = "y" if len(found) == 1 else "ies"
+            click.confirm(f"Delete {len(found)} memor{s}?", abort=True, err=True)
+        deleted = store.delete([m.id for m in found])
+    click.echo(f"Deleted {deleted}", err=True)
+
+
+@memories.command()
+@scope_options
+@click.option("all_", "--all", is_flag=True, help="Forget every memory")
+@click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation")
+def forget(latest, conversation_id, all_, yes):
+    """Forget every memory of one conversation, or all of them.
+
+    \b
+    Examples:
+        llm memories forget --cid 01j9z3k4m5n6p7q8r9s0t1v2w3
+        llm memories forget --all -y
+    """
+    with open_store() as store:
+        if all_ and (latest or conversation_id):
+            raise click.UsageError("Use --all or a conversation, not both")
+        scope = resolve_scope(store, latest, conversation_id)
+        if not all_ and not scope:
+            raise click.UsageError("Say which: --cid ID, -c (latest conversation) or --all")
+        count = store.count() if all_ else store.count(scope)
+        if not yes:
+            what = "ALL memories" if all_ else f"the memories of conversation {scope}"
+            click.confirm(f"Forget {what} ({count})?", abort=True, err=True)
+        deleted = store.forget(conversation_id=scope, everything=all_)
+    click.echo(f"Forgot {deleted}", err=True)
+
+
+@memories.command()
+@click.argument("path", type=click.Path(dir_okay=False, writable=True, allow_dash=True), required=False)
+def export(path):
+    """Export all memories as JSON, to PATH or standard output.
+
+    The format is {"version": 1, "exportedAt": <epoch ms>, "memories": [...]},
+    which 'llm memories import' reads back.
+
+    \b
+    Example:
+        llm memories export memories.json
+    """
+    from .store import now_ms
+
+    with open_store() as store:
+        rows = store.list()
+    document = {
+        "version": EXPORT_VERSION,
+        "exportedAt": now_ms(),
+        "memories": [memory_json(m) for m in reversed(rows)],  # oldest first
+    }
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    if path and path != "-":
+        with open(path, "w", encoding="utf-8") as fp:
+            fp.write(text + "\n")
+        click.echo(f"Exported {len(rows)} memories to {path}", err=True)
+    else:
+        click.echo(text)
+
+
+class ImportFileError(click.ClickException):
+    pass
+
+
+def parse_import(raw: bytes) -> list[dict]:
+    """Validate an import file completely, before anything is written.
+
+    Accepts the export format or a plain JSON list of strings. Raises
+    ImportFileError naming the first problem.
+    """
+    if len(raw) > MAX_IMPORT_BYTES:
+        raise ImportFileError(f"File is too large ({len(raw)} bytes; the limit is {MAX_IMPORT_BYTES})")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as ex:
+        raise ImportFileError(f"File is not valid UTF-8 (byte {ex.start})")
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ImportFileError("File is not valid JSON: nested too deeply")
+    except ValueError as ex:
+        raise ImportFileError(f"File is not valid JSON: {ex}")
+    if isinstance(data, dict):
+        if "version" not in data or "memories" not in data:
+            raise ImportFileError('Expected {"version": 1, "memories": [...]} or a list of strings')
+        if data["version"] != EXPORT_VERSION or isinstance(data["version"], bool):
+            raise ImportFileError(f"Unsupported version {data['version']!r}; this plugin reads version 1")
+        items = data["memories"]
+        if not isinstance(items, list):
+            raise ImportFileError('"memories" must be a list')
+    elif isinstance(data, list):
+        items = data
+    else:
+        raise ImportFileError('Expected {"version": 1, "memories": [...]} or a list of strings')
+    parsed = []
+    for index, item in enumerate(items):
+        where = f"memories[{index}]"
+        if isinstance(item, str):
+            item = {"content": item}
+        if not isinstance(item, dict):
+            raise ImportFileError(f"{where} must be a string or an object")
+        content = item.get("content")
+        if not isinstance(content, str) or not content.strip():
+            raise ImportFileError(f"{where}.content must be a non-empty string")
+        if "\x00" in content:
+            raise ImportFileError(f"{where}.content contains a NUL character")
+        record = {"content": content.strip(), "source": "import"}
+        for name, kind in (("id", str), ("conversation_id", str), ("created_at", int)):
+            value = item.get(name)
+            if value is None:
+                continue
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise ImportFileError(f"{where}.{name} must be {'a string' if kind is str else 'an integer'}")
+            if kind is int and not 0 < value < 2**53:
+                raise ImportFileError(f"{where}.{name} is out of range")
+            record[name] = value
+        parsed.append(record)
+    return parsed
+
+
+@memories.command(name="import")
+@click.argument("path", type=click.File("rb"))
+def import_(path):
+    """Import memories from a JSON file (or - for standard input).
+
+    Reads the export format or a plain JSON list of strings. Memories whose
+    content is already stored (compared case- and space-insensitively) are
+    skipped. The file is checked completely first: a bad file imports nothing.
+    Prints {"imported": N, "skipped": N}.
+
+    \b
+    Examples:
+        llm memories import memories.json
+        echo '["I use vim", "I live in Porto"]' | llm memories import -
+    """
+    from .store import content_key
+
+    raw = path.read(MAX_IMPORT_BYTES + 1)
+    records = parse_import(raw)
+    with open_store() as store:
+        existing = store.existing_keys(content_key(r["content"]) for r in records)
+        fresh, seen, seen_ids = [], set(existing), set()
+        for record in records:
+            key = content_key(record["content"])
+            if key in seen:
+                continue
+            seen.add(key)
+            # An id already taken (or repeated in the file) gets a new one.
+            if "id" in record and (record["id"] in seen_ids or _id_taken(store, record["id"])):
+                del record["id"]
+            if "id" in record:
+                seen_ids.add(record["id"])
+            fresh.append(record)
+        blobs, model_id = embed_for_store([r["content"] for r in fresh], label="Embedding memories")
+        for record, blob in zip(fresh, blobs):
+            record["embedding"] = blob
+            record["embedding_model"] = model_id
+        added, skipped_in_db = store.add_many(fresh)
+    click.echo(json.dumps({"imported": len(added), "skipped": len(records) - len(added)}))
+
+
+def _id_taken(store: MemoryStore, memory_id: str) -> bool:
+    try:
+        store.get(memory_id)
+    except MemoryNotFound:
+        return False
+    return True
+
+
+@memories.command()
+def pause():
+    """Stop learning new memories (recall keeps working).
+
+    \b
+    Example:
+        llm memories pause
+    """
+    _set("paused", True)
+    click.echo("Memory extraction paused; 'llm memories resume' turns it back on", err=True)
+
+
+@memories.command()
+def resume():
+    """Start learning new memories again after 'pause'.
+
+    \b
+    Example:
+        llm memories resume
+    """
+    _set("paused", False)
+    click.echo("Memory extraction resumed", err=True)
+
+
+def _set(key, value) -> Settings:
+    settings = load_settings()
+    setattr(settings, key, value)
+    save_settings(settings)
+    return settings
+
+
+def _setting_name(key: str) -> str:
+    aliases = {"extract_model": "extraction_model", "threshold": "min_similarity"}
+    key = key.replace("-", "_")
+    return aliases.get(key, key)
+
+
+@memories.command()
+@click.argument("key", required=False)
+@click.argument("value", required=False)
+@click.option("json_", "--json", is_flag=True, help="Output as JSON")
+def config(key, value, json_):
+    """Show or change settings.
+
+    \b
+    Examples:
+        llm memories config                      # show all
+        llm memories config min-similarity 0.3
+        llm memories config extract-model claude-haiku-5.5
+        llm memories config scope conversation
+        llm memories config embedding-model none # keyword recall only
+    """
+    settings = load_settings()
+    if key is None:
+        data = settings.to_dict()
+        if json_:
+            click.echo(json.dumps(data, indent=2))
+        else:
+            for name, current in data.items():
+                click.echo(f"{name.replace('_', '-')}: {json.dumps(current)}")
+        return
+    name = _setting_name(key)
+    if value is None:
+        if name not in Settings.field_names():
+            raise click.ClickException(f"Unknown setting '{key}'")
+        click.echo(json.dumps(getattr(settings, name)))
+        return
+    try:
+        setattr(settings, name, coerce_setting(name, value))
+    except ValueError as ex:
+        raise click.ClickException(str(ex))
+    save_settings(settings)
+    click.echo(f"{name.replace('_', '-')}: {json.dumps(getattr(settings, name))}", err=True)
+
+
+@memories.command()
+@click.argument("model_id")
+@click.option("--prefix", is_flag=True, help="Prefix the memory block to the prompt text instead of sending it as a message")
+def wrap(model_id, prefix):
+    """Add a memory-aware wrapper of another installed model: memory-MODEL_ID.
+
+    \b
+    Example:
+        llm memories wrap gpt-4o-mini
+        llm -m memory-gpt-4o-mini "What should I cook tonight?"
+    """
+    try:
+        model = llm.get_model(model_id)
+    except llm.UnknownModelError as ex:
+        raise click.ClickException(str(ex))
+    from .wrapper import MemoryModel
+
+    if isinstance(model, MemoryModel):
+        raise click.ClickException(f"{model_id} is a memory model already")
+    settings = load_settings()
+    if model.model_id not in settings.wrapped_models:
+        settings.wrapped_models.append(model.model_id)
+    if prefix and model.model_id not in settings.prefix_models:
+        settings.prefix_models.append(model.model_id)
+    save_settings(settings)
+    click.echo(f"memory-{model.model_id}")
+
+
+@memories.command()
+@click.argument("model_id")
+def unwrap(model_id):
+    """Remove a wrapper added with 'llm memories wrap'.
+
+    \b
+    Example:
+        llm memories unwrap gpt-4o-mini
+    """
+    settings = load_settings()
+    model_id = model_id.removeprefix("memory-")
+    if model_id not in settings.wrapped_models:
+        raise click.ClickException(f"{model_id} is not wrapped")
+    settings.wrapped_models.remove(model_id)
+    if model_id in settings.prefix_models:
+        settings.prefix_models.remove(model_id)
+    save_settings(settings)
+    click.echo(f"Removed memory-{model_id}", err=True)
+
+
+@memories.command()
+def path():
+    """Print the path of the database that holds the memories (llm's logs.db).
+
+    \b
+    Example:
+        sqlite-utils tables "$(llm memories path)"
+    """
+    from .store import logs_db_path
+
+    click.echo(logs_db_path())
+
+
+@memories.command()
+@click.option("json_", "--json", is_flag=True, help="Output as JSON")
+def stats(json_):
+    """Counts: memories, per conversation, per source, embedding coverage, jobs.
+
+    \b
+    Example:
+        llm memories stats --json
+    """
+    with open_store() as store:
+        data = store.stats()
+    if json_:
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(f"Memories: {data['memories']} ({data['global']} global, "
+               f"from {data['conversations']} conversations)")
+    for source, count in sorted(data["by_source"].items()):
+        click.echo(f"  {source}: {count}")
+    total = data["memories"] or 1
+    if data["embedded"]:
+        for model_id, count in data["embedded"].items():
+            click.echo(f"Embedded with {model_id}: {count} ({100 * count / total:.0f}%)")
+    else:
+        click.echo("Embedded: none")
+    if data["jobs"]:
+        click.echo("Jobs: " + ", ".join(f"{k} {v}" for k, v in sorted(data["jobs"].items())))
+
+
+@memories.command()
+@click.option("-n", "--count", type=int, default=10, help="Number of jobs to show")
+@click.option("json_", "--json", is_flag=True, help="Output as JSON")
+def log(count, json_):
+    """Show recent background jobs (extraction), with errors, and the log file.
+
+    \b
+    Example:
+        llm memories log -n 5
+    """
+    from .worker import log_path
+
+    with open_store() as store:
+        jobs = store.jobs(count)
+    if json_:
+        click.echo(json.dumps(jobs, indent=2, ensure_ascii=False))
+        return
+    if not jobs:
+        click.echo("No jobs yet.", err=True)
+    for job in jobs:
+        detail = job["error"] or ""
+        if job["result"]:
+            detail = f"added {job['result'].get('added', 0)}, skipped {job['result'].get('skipped', 0)}"
+        click.echo(f"#{job['id']} {job['kind']} {job['status']} "
+                   f"{format_time(job['created_at'])} attempts={job['attempts']} {detail}")
+    path = log_path()
+    if path.exists():
+        lines = path.read_text(errors="replace").splitlines()[-count:]
+        if lines:
+            click.echo(f"\nLast lines of {path}:")
+            for line in lines:
+                click.echo(line)
+
+
+@memories.command()
+def process():
+    """Run queued background jobs now, in the foreground.
+
+    \b
+    Example:
+        LLM_KINETAIOS_WORKER=off llm -m memory "I'm a dentist"; llm memories process
+    """
+    from .worker import run_queue
+
+    try:
+        processed = run_queue()
+    except StoreError as ex:
+        raise click.ClickException(str(ex))
+    click.echo(f"Processed {processed} job{'s' if processed != 1 else ''}", err=True)
+
+
+@memories.command()
+@click.option("all_", "--all", is_flag=True, help="Re-embed every memory, not just those missing a vector")
+def reindex(all_):
+    """Embed memories with the configured embedding model.
+
+    Run after changing 'embedding-model': memories embedded with another
+    model are re-embedded, so vectors of two models are never compared.
+
+    \b
+    Example:
+        llm memories config embedding-model 3-small && llm memories reindex
+    """
+    from .embeddings import embed_passages, resolve_embedding_model, to_blob
+
+    settings = load_settings()
+    model = resolve_embedding_model(settings)
+    if model is None:
+        raise click.ClickException(
+            "No embedding model is configured or installed; see 'llm memories config embedding-model'"
+        )
+    with open_store() as store:
+        if all_:
+            todo = [(m.id, m.content) for m in store.list()]
+        else:
+            todo = store.missing_embeddings(model.model_id)
+        done = 0
+        with click.progressbar(length=len(todo), label=f"Embedding with {model.model_id}",
+                               file=sys.stderr, show_pos=True) as bar:
+            for start in range(0, len(todo), 32):
+                chunk = todo[start : start + 32]
+                try:
+                    vectors = embed_passages(model, [content for _, content in chunk])
+                except Exception as ex:
+                    raise click.ClickException(f"Embedding failed after {done}: {ex}")
+                done += store.set_embeddings(
+                    [(memory_id, to_blob(v)) for (memory_id, _), v in zip(chunk, vectors)],
+                    model.model_id,
+                )
+                bar.update(len(chunk))
+    click.echo(f"Embedded {done} memories with {model.model_id}", err=True)

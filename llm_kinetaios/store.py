@@ -1,0 +1,613 @@
+"""The memory store: the ``memories`` table (and its job queue) in llm's logs.db.
+
+Every method does one thing, in one short transaction, so that background
+extraction, llm's own logging and ``llm memories`` commands can share the
+database without holding locks for long.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import time
+import unicodedata
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import llm
+import sqlite_utils
+
+from .migrations import migrate, pending_migrations
+
+# How long a writer waits for another one before giving up. Extraction
+# writes are a few milliseconds, so this is generous.
+BUSY_TIMEOUT_SECONDS = 10.0
+
+# A job marked running for longer than this, or whose worker has died, is
+# taken to be abandoned and is picked up again.
+STALE_JOB_SECONDS = 600
+MAX_JOB_ATTEMPTS = 3
+
+SOURCES = ("extracted", "manual", "import")
+
+
+class MemoryNotFound(KeyError):
+    "Raised when an id names no memory."
+
+
+class StoreError(Exception):
+    "A database problem put in words a user can act on."
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def logs_db_path() -> Path:
+    "llm's own log database, honouring LLM_USER_PATH."
+    return llm.user_dir() / "logs.db"
+
+
+def new_id() -> str:
+    # Same ids as llm's responses: sortable by creation time.
+    from llm.utils import monotonic_ulid
+
+    return str(monotonic_ulid()).lower()
+
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def content_key(text: str) -> str:
+    """The normalised form two memories share when they say the same thing.
+
+    Unicode-normalised, case-folded, whitespace collapsed, and trailing
+    punctuation dropped: "Likes  tea." and "likes tea" are one memory.
+    """
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = _WHITESPACE.sub(" ", text).strip()
+    return text.strip(" .!?;:,\"'`")
+
+
+@dataclass
+class Memory:
+    "One durable fact about the user."
+
+    id: str
+    content: str
+    conversation_id: str | None
+    source: str
+    source_response_id: str | None
+    created_at: int
+    updated_at: int | None
+    last_used_at: int | None
+    use_count: int
+    embedding_model: str | None
+
+    COLUMNS = (
+        "id, content, conversation_id, source, source_response_id, created_at, "
+        "updated_at, last_used_at, use_count, embedding_model"
+    )
+
+    @classmethod
+    def from_row(cls, row: dict) -> "Memory":
+        return cls(**{name: row[name] for name in cls.__dataclass_fields__})
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Job:
+    id: int
+    kind: str
+    payload: dict
+    attempts: int
+
+
+def connect(path: str | Path | None = None) -> sqlite_utils.Database:
+    """Open logs.db for the plugin: WAL journal and a busy timeout.
+
+    WAL lets llm log a response while a background worker writes memories;
+    the timeout turns a brief lock into a short wait instead of an error.
+    """
+    path = Path(path) if path else logs_db_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS)
+    db = sqlite_utils.Database(conn)
+    try:
+        if db.journal_mode != "wal":
+            db.enable_wal()
+    except sqlite3.OperationalError:
+        pass  # another connection is busy; WAL is an optimisation, not a need
+    return db
+
+
+class MemoryStore:
+    "Reads and writes memories; wraps one sqlite-utils Database."
+
+    def __init__(self, db: sqlite_utils.Database):
+        self.db = db
+
+    @classmethod
+    def open(cls, path: str | Path | None = None) -> "MemoryStore":
+        "Open (creating if needed) the store in logs.db and apply migrations."
+        try:
+            db = connect(path)
+            if pending_migrations(db):
+                migrate(db)
+        except sqlite3.OperationalError as ex:
+            raise StoreError(describe_sqlite_error(ex, path or logs_db_path()))
+        return cls(db)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # Reading --------------------------------------------------------------
+
+    def get(self, memory_id: str) -> Memory:
+        "The memory with this id, or MemoryNotFound."
+        rows = list(
+            self.db.query(
+                f"select {Memory.COLUMNS} from memories where id = ?", [memory_id]
+            )
+        )
+        if not rows:
+            raise MemoryNotFound(memory_id)
+        return Memory.from_row(rows[0])
+
+    def count(self, conversation_id: str | None = None) -> int:
+        "How many memories there are, in all or tied to one conversation."
+        if conversation_id is None:
+            return self.db["memories"].count
+        return self.db["memories"].count_where("conversation_id = ?", [conversation_id])
+
+    def list(
+        self,
+        *,
+        conversation_id: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Memory]:
+        "Memories newest first, optionally only those of one conversation."
+        where, params = _scope_clause(conversation_id, include_global=False)
+        sql = f"select {Memory.COLUMNS} from memories {where} order by seq desc"
+        if limit is not None:
+            sql += " limit ? offset ?"
+            params += [limit, offset]
+        return [Memory.from_row(row) for row in self.db.query(sql, params)]
+
+    def recent(self, limit: int, *, conversation_id: str | None = None) -> list[Memory]:
+        """The newest memories, for recall's last fallback.
+
+        With a conversation id: that conversation's memories and the global ones.
+        """
+        where, params = _scope_clause(conversation_id, include_global=True)
+        sql = f"select {Memory.COLUMNS} from memories {where} order by seq desc limit ?"
+        return [Memory.from_row(row) for row in self.db.query(sql, params + [limit])]
+
+    def search(
+        self, text: str, limit: int, *, conversation_id: str | None = None
+    ) -> list[tuple[Memory, float]]:
+        """FTS5 keyword search, best first, as (memory, bm25 score) pairs.
+
+        Any of the words of ``text`` may match (a query, not a phrase), and
+        bm25 ranks memories that share more, and rarer, words higher.
+        """
+        match = fts_query(text)
+        if not match:
+            return []
+        where, params = _scope_clause(
+            conversation_id, include_global=True, table="memories"
+        )
+        where = ("and " + where[len("where ") :]) if where else ""
+        sql = f"""
+            select {', '.join('memories.' + c.strip() for c in Memory.COLUMNS.split(','))},
+                   bm25(memories_fts) as score
+            from memories_fts join memories on memories.seq = memories_fts.rowid
+            where memories_fts match ? {where}
+            order by score limit ?
+        """
+        rows = self.db.query(sql, [match] + params + [limit])
+        return [(Memory.from_row(row), -row["score"]) for row in rows]
+
+    def vectors(
+        self, model_id: str, *, conversation_id: str | None = None
+    ) -> tuple[list[str], bytes]:
+        """Ids and the concatenated float32 vectors embedded with ``model_id``.
+
+        One query and one joined bytes object, so the caller can turn it into
+        a matrix with a single ``numpy.frombuffer``.
+        """
+        where, params = _scope_clause(conversation_id, include_global=True)
+        where = (where + " and" if where else "where") + " embedding_model = ?"
+        ids: list[str] = []
+        blobs: list[bytes] = []
+        for memory_id, blob in self.db.execute(
+            f"select id, embedding from memories {where} and embedding is not null",
+            params + [model_id],
+        ):
+            ids.append(memory_id)
+            blobs.append(blob)
+        return ids, b"".join(blobs)
+
+    def missing_embeddings(self, model_id: str) -> list[tuple[str, str]]:
+        "(id, content) of memories with no vector from ``model_id``."
+        return list(
+            self.db.execute(
+                "select id, content from memories where embedding is null "
+                "or embedding_model is not ? order by seq",
+                [model_id],
+            )
+        )
+
+    def existing_keys(self, keys: Iterable[str]) -> set[str]:
+        "Which of these normalised contents are stored already."
+        keys = list(set(keys))
+        found: set[str] = set()
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            found.update(
+                row[0]
+                for row in self.db.execute(
+                    f"select content_key from memories where content_key in ({marks})",
+                    chunk,
+                )
+            )
+        return found
+
+    def stats(self) -> dict:
+        "Counts for ``llm memories stats``."
+        total = self.count()
+        by_source = {
+            row["source"]: row["n"]
+            for row in self.db.query(
+                "select source, count(*) as n from memories group by source"
+            )
+        }
+        by_model = {
+            row["embedding_model"]: row["n"]
+            for row in self.db.query(
+                "select embedding_model, count(*) as n from memories "
+                "where embedding is not null group by embedding_model"
+            )
+        }
+        conversations = list(
+            self.db.query(
+                "select conversation_id, count(*) as n from memories "
+                "group by conversation_id order by n desc, conversation_id"
+            )
+        )
+        jobs = {
+            row["status"]: row["n"]
+            for row in self.db.query(
+                "select status, count(*) as n from memory_jobs group by status"
+            )
+        }
+        return {
+            "memories": total,
+            "global": sum(r["n"] for r in conversations if r["conversation_id"] is None),
+            "conversations": len([r for r in conversations if r["conversation_id"]]),
+            "by_conversation": {
+                (r["conversation_id"] or "(global)"): r["n"] for r in conversations
+            },
+            "by_source": by_source,
+            "embedded": by_model,
+            "jobs": jobs,
+        }
+
+    # Writing --------------------------------------------------------------
+
+    def add(
+        self,
+        content: str,
+        *,
+        conversation_id: str | None = None,
+        source: str = "manual",
+        source_response_id: str | None = None,
+        created_at: int | None = None,
+        embedding: bytes | None = None,
+        embedding_model: str | None = None,
+    ) -> Memory | None:
+        "Store one memory; None if an equal one (same content_key) exists."
+        added, _ = self.add_many(
+            [
+                dict(
+                    content=content,
+                    conversation_id=conversation_id,
+                    source=source,
+                    source_response_id=source_response_id,
+                    created_at=created_at,
+                    embedding=embedding,
+                    embedding_model=embedding_model,
+                )
+            ]
+        )
+        return added[0] if added else None
+
+    def add_many(self, items: Sequence[dict]) -> tuple[list[Memory], int]:
+        """Store many memories in one transaction: all of them, or none.
+
+        Each item is a dict of ``add``'s arguments. Returns the memories
+        added and how many were skipped as duplicates (of stored memories or
+        of each other).
+        """
+        added: list[Memory] = []
+        skipped = 0
+        with self.db.conn:
+            next_seq = self._next_seq()
+            for item in items:
+                content = item["content"].strip()
+                if not content:
+                    raise ValueError("A memory cannot be empty")
+                source = item.get("source") or "manual"
+                if source not in SOURCES:
+                    raise ValueError(f"Unknown memory source: {source}")
+                row = {
+                    "id": item.get("id") or new_id(),
+                    "seq": next_seq,
+                    "content": content,
+                    "content_key": content_key(content),
+                    "conversation_id": item.get("conversation_id"),
+                    "source": source,
+                    "source_response_id": item.get("source_response_id"),
+                    "created_at": item.get("created_at") or now_ms(),
+                    "updated_at": None,
+                    "last_used_at": None,
+                    "use_count": 0,
+                    "embedding": item.get("embedding"),
+                    "embedding_model": item.get("embedding_model")
+                    if item.get("embedding") is not None
+                    else None,
+                }
+                cursor = self.db.execute(
+                    "insert or ignore into memories ({}) values ({})".format(
+                        ", ".join(row), ", ".join("?" for _ in row)
+                    ),
+                    list(row.values()),
+                )
+                if cursor.rowcount:
+                    next_seq += 1
+                    added.append(Memory.from_row(row))
+                else:
+                    skipped += 1
+        return added, skipped
+
+    def update(
+        self,
+        memory_id: str,
+        content: str,
+        *,
+        embedding: bytes | None = None,
+        embedding_model: str | None = None,
+    ) -> Memory:
+        """Replace a memory's content, keeping created_at and setting updated_at.
+
+        The old vector no longer describes the text, so it is replaced by the
+        one given or cleared (``llm memories reindex`` fills it in).
+        """
+        content = content.strip()
+        if not content:
+            raise ValueError("A memory cannot be empty")
+        key = content_key(content)
+        with self.db.conn:
+            self.get(memory_id)
+            clash = list(
+                self.db.execute(
+                    "select id from memories where content_key = ? and id != ?",
+                    [key, memory_id],
+                )
+            )
+            if clash:
+                raise ValueError(f"Memory {clash[0][0]} already says that")
+            self.db.execute(
+                "update memories set content = ?, content_key = ?, updated_at = ?, "
+                "embedding = ?, embedding_model = ? where id = ?",
+                [
+                    content,
+                    key,
+                    now_ms(),
+                    embedding,
+                    embedding_model if embedding is not None else None,
+                    memory_id,
+                ],
+            )
+        return self.get(memory_id)
+
+    def set_embeddings(self, pairs: Iterable[tuple[str, bytes]], model_id: str) -> int:
+        "Store vectors for existing memories, in one transaction."
+        count = 0
+        with self.db.conn:
+            for memory_id, blob in pairs:
+                count += self.db.execute(
+                    "update memories set embedding = ?, embedding_model = ? where id = ?",
+                    [blob, model_id, memory_id],
+                ).rowcount
+        return count
+
+    def mark_used(self, memory_ids: Sequence[str], at: int | None = None) -> None:
+        "Record that these memories were injected into a prompt."
+        if not memory_ids:
+            return
+        at = at or now_ms()
+        marks = ", ".join("?" for _ in memory_ids)
+        with self.db.conn:
+            self.db.execute(
+                f"update memories set last_used_at = ?, use_count = use_count + 1 "
+                f"where id in ({marks})",
+                [at, *memory_ids],
+            )
+
+    def delete(self, memory_ids: Sequence[str]) -> int:
+        """Delete these memories: all of them, or, if any id is unknown, none."""
+        memory_ids = list(dict.fromkeys(memory_ids))
+        with self.db.conn:
+            marks = ", ".join("?" for _ in memory_ids)
+            found = {
+                row[0]
+                for row in self.db.execute(
+                    f"select id from memories where id in ({marks})", memory_ids
+                )
+            }
+            missing = [m for m in memory_ids if m not in found]
+            if missing:
+                raise MemoryNotFound(", ".join(missing))
+            return self.db.execute(
+                f"delete from memories where id in ({marks})", memory_ids
+            ).rowcount
+
+    def forget(self, *, conversation_id: str | None = None, everything: bool = False) -> int:
+        "Delete the memories of one conversation, or (everything=True) all of them."
+        with self.db.conn:
+            if everything:
+                return self.db.execute("delete from memories").rowcount
+            return self.db.execute(
+                "delete from memories where conversation_id = ?", [conversation_id]
+            ).rowcount
+
+    def _next_seq(self) -> int:
+        return self.db.execute("select coalesce(max(seq), 0) + 1 from memories").fetchone()[0]
+
+    # The job queue --------------------------------------------------------
+
+    def enqueue_job(self, kind: str, payload: dict) -> int:
+        "Queue background work; returns the job id."
+        with self.db.conn:
+            cursor = self.db.execute(
+                "insert into memory_jobs (kind, payload, status, attempts, created_at) "
+                "values (?, ?, 'pending', 0, ?)",
+                [kind, json.dumps(payload), now_ms()],
+            )
+        return cursor.lastrowid
+
+    def claim_job(self, worker_pid: int | None = None) -> Job | None:
+        """Take the oldest runnable job, atomically, or None if there is none.
+
+        Runnable: pending, or running but abandoned (its worker died or it is
+        older than STALE_JOB_SECONDS) with attempts left.
+        """
+        worker_pid = worker_pid or os.getpid()
+        stale_before = now_ms() - STALE_JOB_SECONDS * 1000
+        conn = self.db.conn
+        conn.execute("begin immediate")
+        try:
+            candidates = conn.execute(
+                "select id, kind, payload, attempts, status, worker_pid, started_at "
+                "from memory_jobs where status in ('pending', 'running') "
+                "and attempts < ? order by id",
+                [MAX_JOB_ATTEMPTS],
+            ).fetchall()
+            for job_id, kind, payload, attempts, status, pid, started_at in candidates:
+                if status == "running" and not (
+                    (started_at or 0) < stale_before or not _process_alive(pid)
+                ):
+                    continue
+                conn.execute(
+                    "update memory_jobs set status = 'running', worker_pid = ?, "
+                    "started_at = ?, attempts = attempts + 1 where id = ?",
+                    [worker_pid, now_ms(), job_id],
+                )
+                conn.execute("commit")
+                return Job(job_id, kind, json.loads(payload), attempts + 1)
+            conn.execute("commit")
+            return None
+        except BaseException:
+            conn.execute("rollback")
+            raise
+
+    def finish_job(self, job_id: int, result: dict | None = None) -> None:
+        with self.db.conn:
+            self.db.execute(
+                "update memory_jobs set status = 'done', finished_at = ?, result = ?, "
+                "error = null where id = ?",
+                [now_ms(), json.dumps(result or {}), job_id],
+            )
+
+    def fail_job(self, job_id: int, error: str, *, retry: bool = False) -> None:
+        "Record a failure; with retry=True the job goes back in the queue."
+        with self.db.conn:
+            self.db.execute(
+                "update memory_jobs set status = ?, finished_at = ?, error = ? "
+                "where id = ?",
+                ["pending" if retry else "failed", now_ms(), error, job_id],
+            )
+
+    def pending_job_count(self) -> int:
+        return self.db["memory_jobs"].count_where("status in ('pending', 'running')")
+
+    def jobs(self, limit: int = 20) -> list[dict]:
+        "The newest jobs, for ``llm memories log``."
+        rows = self.db.query(
+            "select * from memory_jobs order by id desc limit ?", [limit]
+        )
+        return [
+            {**row, "payload": json.loads(row["payload"]), "result": json.loads(row["result"])
+             if row["result"] else None}
+            for row in rows
+        ]
+
+
+def _scope_clause(
+    conversation_id: str | None, *, include_global: bool, table: str = ""
+) -> tuple[str, list]:
+    if conversation_id is None:
+        return "", []
+    prefix = f"{table}." if table else ""
+    if include_global:
+        return (
+            f"where ({prefix}conversation_id = ? or {prefix}conversation_id is null)",
+            [conversation_id],
+        )
+    return f"where {prefix}conversation_id = ?", [conversation_id]
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_QUERY_TERMS = 32
+
+
+def fts_query(text: str) -> str:
+    """Turn free text into a safe FTS5 query matching any of its words.
+
+    Each word is quoted, so FTS5 syntax in user text (AND, NEAR, ``*``,
+    quotes, column filters) is never interpreted.
+    """
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        if len(word) > 1 or not word.isascii():
+            seen.setdefault(word, None)
+        if len(seen) >= MAX_QUERY_TERMS:
+            break
+    return " OR ".join(f'"{word}"' for word in seen)
+
+
+def _process_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def describe_sqlite_error(ex: Exception, path) -> str:
+    "Words for a user, instead of a traceback, for the common database failures."
+    text = str(ex)
+    if "locked" in text or "busy" in text:
+        return (
+            f"The memory database {path} is locked by another process; "
+            "try again in a moment."
+        )
+    if "readonly" in text or "read-only" in text:
+        return f"The memory database {path} is read-only; check its permissions."
+    if "disk is full" in text or "full" in text:
+        return f"The disk holding {path} is full; free some space and try again."
+    if "unable to open" in text:
+        return f"Cannot open the memory database {path}; check the folder exists and is writable."
+    return f"Memory database error ({path}): {text}"

@@ -1,0 +1,240 @@
+"""The background worker: drains the job queue in a process of its own.
+
+After a response, the wrapper queues an extraction job in logs.db and starts
+``python -m llm_kinetaios.worker`` detached from the terminal, so a one-shot
+``llm`` returns to the shell at once and ``llm chat`` takes the next message
+while extraction runs. A lock file keeps one worker at a time; a job left
+"running" by a killed worker is picked up again by the next one.
+
+``LLM_KINETAIOS_WORKER`` chooses how jobs run: ``background`` (the default),
+``inline`` (in the calling process, after the answer: for debugging, and for
+tests whose fake models live in-process) or ``off`` (queue only; run
+``llm memories process`` to drain the queue).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from logging.handlers import RotatingFileHandler
+
+import llm
+
+from .config import Settings, load_settings
+from .extraction import ExtractionError, Turn, extract_facts
+from .store import Job, MemoryStore, describe_sqlite_error
+
+log = logging.getLogger("llm_kinetaios")
+
+LOG_FILENAME = "kinetaios.log"
+LOCK_FILENAME = "kinetaios-worker.lock"
+JOB_TIMEOUT_SECONDS = 300
+WORKER_MODE_ENV = "LLM_KINETAIOS_WORKER"
+
+
+def log_path():
+    return llm.user_dir() / LOG_FILENAME
+
+
+def configure_file_logging() -> None:
+    "Send the plugin's log to kinetaios.log (shown by ``llm memories log``)."
+    path = log_path()
+    if any(getattr(h, "baseFilename", None) == str(path) for h in log.handlers):
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = RotatingFileHandler(path, maxBytes=1_000_000, backupCount=1)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+
+
+def worker_mode() -> str:
+    mode = os.environ.get(WORKER_MODE_ENV, "background").strip().lower()
+    return mode if mode in ("background", "inline", "off") else "background"
+
+
+def start_worker() -> None:
+    "Have the queue drained, the way LLM_KINETAIOS_WORKER says. Never raises."
+    mode = worker_mode()
+    try:
+        if mode == "inline":
+            run_queue()
+        elif mode == "background":
+            subprocess.Popen(
+                [sys.executable, "-m", "llm_kinetaios.worker"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # survives the terminal closing, gets no ^C
+                close_fds=True,
+            )
+    except Exception:
+        log.exception("could not start the memory worker")
+
+
+@contextmanager
+def worker_lock():
+    "Yields True if this process holds the single-worker lock, else False."
+    path = llm.user_dir() / LOCK_FILENAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def run_queue(store: MemoryStore | None = None, settings: Settings | None = None) -> int:
+    """Process jobs until the queue is empty; returns how many were processed.
+
+    If another worker holds the lock this returns 0 at once: that worker will
+    see the new job. After releasing the lock the queue is checked again, so
+    a job queued just as a worker finished is not stranded.
+    """
+    own_store = store is None
+    store = store or MemoryStore.open()
+    settings = settings or load_settings()
+    processed = 0
+    try:
+        while True:
+            with worker_lock() as acquired:
+                if not acquired:
+                    return processed
+                while (job := store.claim_job()) is not None:
+                    process_job(store, job, settings)
+                    processed += 1
+            if not store.db["memory_jobs"].count_where("status = 'pending'"):
+                return processed
+    finally:
+        if own_store:
+            store.close()
+
+
+class _JobTimeout(Exception):
+    pass
+
+
+@contextmanager
+def _time_limit(seconds: int):
+    "SIGALRM-based limit, only in the main thread of a worker process."
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise _JobTimeout(f"timed out after {seconds}s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# Failures that will not go away by trying again.
+_PERMANENT = (ExtractionError, llm.UnknownModelError, llm.NeedsKeyException, ValueError)
+
+
+def process_job(store: MemoryStore, job: Job, settings: Settings) -> None:
+    "Run one job and record its outcome; never raises (but for KeyboardInterrupt)."
+    started = time.monotonic()
+    try:
+        if job.kind != "extract":
+            raise ValueError(f"unknown job kind {job.kind!r}")
+        limit = JOB_TIMEOUT_SECONDS if worker_mode() == "background" else 0
+        if limit:
+            with _time_limit(limit):
+                result = run_extraction(store, job.payload, settings)
+        else:
+            result = run_extraction(store, job.payload, settings)
+    except Exception as ex:
+        retry = not isinstance(ex, _PERMANENT)
+        message = f"{type(ex).__name__}: {ex}"
+        if "database" in message.lower():
+            message = describe_sqlite_error(ex, "logs.db")
+        log.warning("job %s (%s) failed%s: %s", job.id, job.kind,
+                    ", will retry" if retry else "", message)
+        try:
+            store.fail_job(job.id, message, retry=retry)
+        except Exception:
+            log.exception("could not record the failure of job %s", job.id)
+        return
+    result["seconds"] = round(time.monotonic() - started, 3)
+    store.finish_job(job.id, result)
+    log.info("job %s: %s", job.id, result)
+
+
+def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dict:
+    """Extract facts from one turn and store the new ones, with their vectors."""
+    from .embeddings import embed_passages, resolve_embedding_model, to_blob
+
+    model_id = settings.extraction_model or payload["model_id"]
+    model = llm.get_model(model_id)
+    facts = extract_facts(model, Turn(payload.get("user", ""), payload.get("assistant", "")))
+    if not facts:
+        return {"facts": [], "added": 0, "skipped": 0, "model": model.model_id}
+    fresh = [f for f in facts if f not in _existing(store, facts)]
+    vectors, embedding_model_id = [None] * len(fresh), None
+    embedding_model = resolve_embedding_model(settings)
+    if embedding_model is not None and fresh:
+        try:
+            vectors = [to_blob(v) for v in embed_passages(embedding_model, fresh)]
+            embedding_model_id = embedding_model.model_id
+        except Exception:
+            # Stored without vectors: keyword recall still finds them, and
+            # ``llm memories reindex`` embeds them later.
+            log.exception("embedding failed; memories stored without vectors")
+    added, skipped = store.add_many(
+        [
+            {
+                "content": fact,
+                "conversation_id": payload.get("conversation_id"),
+                "source": "extracted",
+                "source_response_id": payload.get("response_id"),
+                "created_at": payload.get("created_at"),
+                "embedding": vector,
+                "embedding_model": embedding_model_id,
+            }
+            for fact, vector in zip(fresh, vectors)
+        ]
+    )
+    return {
+        "facts": facts,
+        "added": len(added),
+        "skipped": skipped + len(facts) - len(fresh),
+        "model": model.model_id,
+    }
+
+
+def _existing(store: MemoryStore, facts: list[str]) -> set[str]:
+    from .store import content_key
+
+    keys = store.existing_keys(content_key(f) for f in facts)
+    return {f for f in facts if content_key(f) in keys}
+
+
+def main() -> None:
+    configure_file_logging()
+    try:
+        run_queue()
+    except Exception:
+        log.exception("memory worker crashed")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,316 @@
+"""The memory-aware model: wraps any llm model with recall and extraction.
+
+Before each turn it recalls memories and sends the inner model a copy of the
+prompt whose message chain has one extra user message, the ``## About the
+user`` block, placed just before the newest user message. The Response llm
+logs keeps the original prompt, so logs.db never holds the block and the next
+turn's history has no stale copy of it: each turn gets a fresh block.
+
+Why there: providers cache a request by its prefix. System prompt and earlier
+history come first and stay byte-identical from turn to turn; only the tail
+(fresh memories + the new message) changes. A block in the system prompt, or
+first in the history, would change the prefix whenever recall changes.
+
+Models that take no message chain (``supports_conversation = False``, or any
+listed in the ``prefix_models`` setting) get the block prefixed to the prompt
+text instead.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import logging
+import os
+import sys
+from typing import Any, Optional
+
+import llm
+from pydantic import Field
+
+from .config import Settings, load_settings
+
+log = logging.getLogger("llm_kinetaios")
+
+DEBUG_ENV = "LLM_KINETAIOS_DEBUG"
+_OPTION_CLASSES: dict[type, type] = {}
+_INNER_CACHE: dict[str, Any] = {}
+
+
+class MemoryOptions(llm.Options):
+    memory: Optional[bool] = Field(
+        default=None,
+        description="Set to false to turn memory recall and extraction off for this prompt",
+    )
+
+
+def options_with_memory(inner_options: type) -> type:
+    "The inner model's Options class plus the ``memory`` switch (cached)."
+    if inner_options not in _OPTION_CLASSES:
+        _OPTION_CLASSES[inner_options] = type(
+            f"Memory{inner_options.__name__}",
+            (inner_options,),
+            {
+                "__annotations__": {"memory": Optional[bool]},
+                "memory": MemoryOptions.model_fields["memory"],
+                "__module__": __name__,
+            },
+        )
+    return _OPTION_CLASSES[inner_options]
+
+
+def resolve_model(model_id: str | None):
+    """llm.get_model, cached per process, unwrapping a memory model.
+
+    ``memory`` follows the user's default model; if that default is itself a
+    memory model, its inner model is used, never a wrapper of a wrapper.
+    """
+    key = model_id or ""
+    if key not in _INNER_CACHE:
+        model = llm.get_model(model_id or llm.get_default_model())
+        while isinstance(model, _MemoryModelMixin):
+            model = model.inner
+        _INNER_CACHE[key] = model
+    return _INNER_CACHE[key]
+
+
+class _MemoryModelMixin:
+    """What the sync and async wrappers share: delegation and the turn logic."""
+
+    inner_model_id: str | None
+
+    def __init__(self, model_id: str, inner_model_id: str | None, description: str = ""):
+        self.model_id = model_id
+        self.inner_model_id = inner_model_id  # None: follow llm's default model
+        self.description = description
+        self._block_cache: dict[tuple, str | None] = {}
+
+    # Delegation: these properties never raise, so `llm models` works even
+    # when the inner model's plugin is missing; execute() then says why.
+
+    def _resolved(self):
+        try:
+            return self.inner
+        except Exception:
+            return None
+
+    @property
+    def inner(self):
+        try:
+            return self._resolve_inner()
+        except llm.UnknownModelError:
+            wanted = self.inner_model_id or llm.get_default_model()
+            hint = " (install it with: llm install llm-anthropic)" if "claude" in wanted else ""
+            raise llm.UnknownModelError(
+                f"{self.model_id} wraps {wanted}, which is not an installed model{hint}"
+            )
+
+    def _resolve_inner(self):
+        return resolve_model(self.inner_model_id)
+
+    @property
+    def Options(self):  # noqa: N802 - llm reads model.Options
+        inner = self._resolved()
+        return options_with_memory(inner.Options if inner else llm.Options)
+
+    @property
+    def can_stream(self):
+        inner = self._resolved()
+        return bool(inner and inner.can_stream)
+
+    @property
+    def supports_tools(self):
+        inner = self._resolved()
+        return bool(inner and inner.supports_tools)
+
+    @property
+    def supports_schema(self):
+        inner = self._resolved()
+        return bool(inner and inner.supports_schema)
+
+    @property
+    def attachment_types(self):
+        inner = self._resolved()
+        return inner.attachment_types if inner else frozenset()
+
+    @property
+    def supported_server_side_tools(self):
+        inner = self._resolved()
+        return inner.supported_server_side_tools if inner else ()
+
+    def get_key(self, explicit_key: str | None = None) -> str | None:
+        inner = self.inner
+        if isinstance(inner, (llm.KeyModel, llm.AsyncKeyModel)):
+            return inner.get_key(explicit_key)
+        return None
+
+    def __str__(self):
+        return f"Memory: {self.model_id}"
+
+    # The turn ---------------------------------------------------------------
+
+    def _inner_prompt(self, prompt, inner, conversation):
+        """Recall, then the prompt the inner model is sent. Never raises."""
+        inner_prompt = copy.copy(prompt)
+        inner_prompt.model = inner
+        values = prompt.options.model_dump(exclude_unset=True)
+        values.pop("memory", None)
+        inner_prompt.options = inner.Options(**values)
+        if prompt.options.memory is False:
+            return inner_prompt
+        try:
+            settings = load_settings()
+            block = self._recall_block(prompt, conversation, settings)
+            if block:
+                self._inject(inner_prompt, prompt, inner, block, settings)
+        except Exception:
+            log.exception("recall failed; answering without memories")
+        return inner_prompt
+
+    def _recall_block(self, prompt, conversation, settings: Settings) -> str | None:
+        from .embeddings import resolve_embedding_model
+        from .recall import format_block, recall, recall_query
+        from .store import MemoryStore
+
+        query = recall_query(
+            prompt.messages, count=settings.query_messages, max_chars=settings.query_chars
+        )
+        if not query:
+            return None
+        conversation_id = conversation.id if conversation else None
+        # A chain (tool calls) sends the same user message several times:
+        # reuse the block so the whole chain shares one cacheable prefix.
+        cache_key = (conversation_id, hashlib.sha256(query.encode()).hexdigest())
+        if cache_key in self._block_cache:
+            return self._block_cache[cache_key]
+        store = MemoryStore.open()
+        try:
+            result = recall(
+                store,
+                query,
+                settings,
+                conversation_id=conversation_id,
+                embedding_model=resolve_embedding_model(settings),
+            )
+        finally:
+            store.close()
+        block = format_block(result.memories)
+        _debug(f"recall: {result.method}, {len(result.memories)} memories")
+        self._block_cache = {cache_key: block}
+        return block
+
+    def _inject(self, inner_prompt, prompt, inner, block, settings) -> None:
+        from llm.parts import Message, TextPart
+
+        messages = list(prompt.messages)
+        last_user = max(
+            (i for i, m in enumerate(messages) if m.role == "user"), default=None
+        )
+        if last_user is None:
+            return
+        use_prefix = (
+            not inner.supports_conversation
+            or inner.model_id in settings.prefix_models
+            or self.model_id in settings.prefix_models
+        )
+        if use_prefix:
+            original = messages[last_user]
+            messages[last_user] = Message(
+                role="user", parts=[TextPart(text=block + "\n\n"), *original.parts]
+            )
+            inner_prompt._prompt = f"{block}\n\n{prompt._prompt or ''}"
+        else:
+            messages.insert(last_user, Message(role="user", parts=[TextPart(text=block)]))
+        inner_prompt._explicit_messages = messages
+
+    def _after_response(self, prompt, response, conversation, text_chunks) -> None:
+        """Queue extraction for this turn and start the worker. Never raises."""
+        try:
+            if prompt.options.memory is False or getattr(response, "_tool_calls", None):
+                return  # off, or a tool call: extract once the chain's answer is in
+            settings = load_settings()
+            if settings.paused:
+                return
+            from .recall import message_text
+            from .store import MemoryStore, now_ms
+            from .worker import start_worker
+
+            user_messages = [m for m in prompt.messages if m.role == "user"]
+            if not user_messages:
+                return
+            payload = {
+                "conversation_id": conversation.id if conversation else None,
+                "response_id": response.id,
+                "model_id": self.inner.model_id,
+                "user": message_text(user_messages[-1]),
+                "assistant": "".join(text_chunks),
+                "created_at": now_ms(),
+            }
+            if not payload["user"]:
+                return
+            store = MemoryStore.open()
+            try:
+                store.enqueue_job("extract", payload)
+            finally:
+                store.close()
+            start_worker()
+        except Exception:
+            log.exception("could not queue memory extraction")
+
+
+def _text_of(chunk) -> str:
+    if isinstance(chunk, str):
+        return chunk
+    if getattr(chunk, "type", None) == "text":
+        return chunk.chunk or ""
+    return ""
+
+
+def _debug(message: str) -> None:
+    if os.environ.get(DEBUG_ENV):
+        print(f"[kinetaios] {message}", file=sys.stderr)
+
+
+class MemoryModel(_MemoryModelMixin, llm.KeyModel):
+    "A sync llm model that recalls before and extracts after every turn."
+
+    def execute(self, prompt, stream, response, conversation, key=None):
+        inner = self.inner
+        inner_prompt = self._inner_prompt(prompt, inner, conversation)
+        if isinstance(inner, llm.KeyModel):
+            chunks = inner.execute(inner_prompt, stream, response, conversation, key)
+        else:
+            chunks = inner.execute(inner_prompt, stream, response, conversation)
+        text = []
+        for chunk in chunks:
+            text.append(_text_of(chunk))
+            yield chunk
+        self._after_response(prompt, response, conversation, text)
+
+
+class AsyncMemoryModel(_MemoryModelMixin, llm.AsyncKeyModel):
+    "The async twin of MemoryModel, for ``llm --async`` and the Python API."
+
+    def _resolve_inner(self):
+        model_id = self.inner_model_id or llm.get_default_model()
+        key = f"async:{model_id}"
+        if key not in _INNER_CACHE:
+            model = llm.get_async_model(model_id)
+            while isinstance(model, _MemoryModelMixin):
+                model = model.inner
+            _INNER_CACHE[key] = model
+        return _INNER_CACHE[key]
+
+    async def execute(self, prompt, stream, response, conversation, key=None):
+        inner = self.inner
+        # Recall and queueing touch SQLite briefly; cheap enough to run inline.
+        inner_prompt = self._inner_prompt(prompt, inner, conversation)
+        if isinstance(inner, llm.AsyncKeyModel):
+            chunks = inner.execute(inner_prompt, stream, response, conversation, key)
+        else:
+            chunks = inner.execute(inner_prompt, stream, response, conversation)
+        text = []
+        async for chunk in chunks:
+            text.append(_text_of(chunk))
+            yield chunk
+        self._after_response(prompt, response, conversation, text)
