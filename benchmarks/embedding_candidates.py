@@ -418,6 +418,54 @@ def cross_language(c: Candidate) -> list[dict]:
 
 
 # --------------------------------------------------------------------------
+# Threshold on fact-style memories (what the plugin actually stores)
+# --------------------------------------------------------------------------
+
+FACT_PAIRS = [
+    ("I am allergic to peanuts.", "What food allergies do I have?"),
+    ("I live in Berlin.", "Which city am I based in?"),
+    ("My daughter is called Emma and she is six.", "How old is my kid?"),
+    ("I work as a backend engineer at a bank.", "What is my job?"),
+    ("I am vegetarian.", "Recommend a dinner recipe for me."),
+    ("My laptop runs Arch Linux.", "Which operating system do I use?"),
+    ("I prefer answers in British English.", "How should you spell words when writing to me?"),
+    ("I have a dog named Rex.", "What pets do I have?"),
+    ("I am training for a marathon in September.", "What race am I preparing for?"),
+    ("I am learning Spanish.", "Which foreign language am I studying?"),
+    ("My favourite programming language is Rust.", "What language do I like to code in?"),
+    ("I take my coffee black.", "How do I like my coffee?"),
+]
+UNRELATED_PROMPTS = [
+    "Write a haiku about autumn leaves.",
+    "What is the capital of Australia?",
+    "Explain how a TCP handshake works.",
+    "Convert 5 miles to kilometres.",
+]
+
+
+def fact_threshold(c: Candidate) -> dict:
+    """Positive = question vs its fact; negative = question vs another fact, or an
+    unrelated prompt vs any fact. Reports the threshold that separates them best."""
+    P = c.passage([f for f, _ in FACT_PAIRS])
+    Q = c.query([q for _, q in FACT_PAIRS] + UNRELATED_PROMPTS)
+    S = Q @ P.T
+    n = len(FACT_PAIRS)
+    pos = np.array([S[i, i] for i in range(n)])
+    neg = np.array([S[i, j] for i in range(S.shape[0]) for j in range(n) if i != j])
+    grid = np.round(np.arange(-0.2, 1.0, 0.01), 2)
+    bal = [(np.mean(pos >= t) + np.mean(neg < t)) / 2 for t in grid]
+    best = float(np.max(bal))
+    ties = grid[np.array(bal) == best]
+    return {
+        "pos_min": float(pos.min()), "pos_median": float(np.median(pos)),
+        "neg_median": float(np.median(neg)), "neg_p95": float(np.percentile(neg, 95)),
+        "neg_max": float(neg.max()), "best_threshold": float(np.median(ties)),
+        "best_balanced_accuracy": best, "top1_correct": int(np.sum(S[:n].argmax(axis=1) == np.arange(n))),
+        "pos_at_025": float(np.mean(pos >= 0.25)), "neg_at_025": float(np.mean(neg >= 0.25)),
+    }
+
+
+# --------------------------------------------------------------------------
 # Main
 # --------------------------------------------------------------------------
 
@@ -477,6 +525,12 @@ def main(argv=None) -> int:
         for x in r["cross_language"]:
             print(f"cross-language {x['case']}: rank {x['rank']}/{x['of']} "
                   f"(score {x['score']:.3f}, best other {x['best_other']:.3f})")
+        ft = r["fact_threshold"] = fact_threshold(c)
+        print("facts ({n} question/fact pairs): top-1 right {top1_correct}/{n}; positive min {pos_min:.3f} "
+              "median {pos_median:.3f}; negative median {neg_median:.3f} p95 {neg_p95:.3f} max {neg_max:.3f}; "
+              "best threshold {best_threshold:.2f} (balanced accuracy {best_balanced_accuracy:.0%}); "
+              "at 0.25: {pos_at_025:.0%} of positives, {neg_at_025:.0%} of negatives pass"
+              .format(n=len(FACT_PAIRS), **ft))
         if convs:
             t = time.perf_counter()
             lr = locomo_eval(c, convs)
@@ -496,13 +550,14 @@ def main(argv=None) -> int:
         return 1
 
     print("\nSummary")
-    head = ["model", "load ms", "emb/s b64", "ms/query", "xlang ranks"]
+    head = ["model", "load ms", "emb/s b64", "ms/query", "xlang ranks", "fact thr"]
     if convs:
         head += ["R@5", "R@10", "R@15"] + [f"c{cat} R@10" for cat in CATEGORIES] + ["top1", "r15", "rand"]
     rows = [head]
     for name, r in results.items():
         row = [name, fmt(r.get("load_ms"), ".0f"), fmt(r["batch64_per_s"], ".0f"), fmt(r["ms_per_query"], ".1f"),
-               ",".join(str(x["rank"]) for x in r["cross_language"])]
+               ",".join(str(x["rank"]) for x in r["cross_language"]),
+               fmt(r["fact_threshold"]["best_threshold"], ".2f")]
         if convs:
             lr = r["locomo"]
             row += [fmt(lr["overall"][k]) for k in KS] + [fmt(lr[f"cat{cat}"][10]) for cat in CATEGORIES]

@@ -30,6 +30,9 @@ BUSY_TIMEOUT_SECONDS = 10.0
 # taken to be abandoned and is picked up again.
 STALE_JOB_SECONDS = 600
 MAX_JOB_ATTEMPTS = 3
+# A failed job waits this long before it is tried again, so a network
+# outage is not hammered by immediate retries.
+RETRY_DELAY_SECONDS = 30
 
 SOURCES = ("extracted", "manual", "import")
 
@@ -487,25 +490,15 @@ class MemoryStore:
     def claim_job(self, worker_pid: int | None = None) -> Job | None:
         """Take the oldest runnable job, atomically, or None if there is none.
 
-        Runnable: pending, or running but abandoned (its worker died or it is
-        older than STALE_JOB_SECONDS) with attempts left.
+        Runnable: pending (a retried one only after RETRY_DELAY_SECONDS), or
+        running but abandoned (its worker died, or it is older than
+        STALE_JOB_SECONDS), with attempts left.
         """
         worker_pid = worker_pid or os.getpid()
-        stale_before = now_ms() - STALE_JOB_SECONDS * 1000
         conn = self.db.conn
         conn.execute("begin immediate")
         try:
-            candidates = conn.execute(
-                "select id, kind, payload, attempts, status, worker_pid, started_at "
-                "from memory_jobs where status in ('pending', 'running') "
-                "and attempts < ? order by id",
-                [MAX_JOB_ATTEMPTS],
-            ).fetchall()
-            for job_id, kind, payload, attempts, status, pid, started_at in candidates:
-                if status == "running" and not (
-                    (started_at or 0) < stale_before or not _process_alive(pid)
-                ):
-                    continue
+            for job_id, kind, payload, attempts in self._runnable_jobs():
                 conn.execute(
                     "update memory_jobs set status = 'running', worker_pid = ?, "
                     "started_at = ?, attempts = attempts + 1 where id = ?",
@@ -519,6 +512,27 @@ class MemoryStore:
             conn.execute("rollback")
             raise
 
+    def runnable_job_count(self) -> int:
+        "How many jobs a worker could take now."
+        return sum(1 for _ in self._runnable_jobs())
+
+    def _runnable_jobs(self):
+        now = now_ms()
+        stale_before = now - STALE_JOB_SECONDS * 1000
+        retry_before = now - RETRY_DELAY_SECONDS * 1000
+        rows = self.db.execute(
+            "select id, kind, payload, attempts, status, worker_pid, started_at, finished_at "
+            "from memory_jobs where status in ('pending', 'running') "
+            "and attempts < ? order by id",
+            [MAX_JOB_ATTEMPTS],
+        ).fetchall()
+        for job_id, kind, payload, attempts, status, pid, started_at, finished_at in rows:
+            if status == "running" and (started_at or 0) >= stale_before and _process_alive(pid):
+                continue  # a live worker has it
+            if status == "pending" and attempts and (finished_at or 0) > retry_before:
+                continue  # failed recently; back off
+            yield job_id, kind, payload, attempts
+
     def finish_job(self, job_id: int, result: dict | None = None) -> None:
         with self.db.conn:
             self.db.execute(
@@ -528,12 +542,14 @@ class MemoryStore:
             )
 
     def fail_job(self, job_id: int, error: str, *, retry: bool = False) -> None:
-        "Record a failure; with retry=True the job goes back in the queue."
+        """Record a failure; with retry=True the job goes back in the queue,
+        unless it has used up MAX_JOB_ATTEMPTS."""
         with self.db.conn:
             self.db.execute(
-                "update memory_jobs set status = ?, finished_at = ?, error = ? "
+                "update memory_jobs set status = case when ? and attempts < ? "
+                "then 'pending' else 'failed' end, finished_at = ?, error = ? "
                 "where id = ?",
-                ["pending" if retry else "failed", now_ms(), error, job_id],
+                [retry, MAX_JOB_ATTEMPTS, now_ms(), error, job_id],
             )
 
     def pending_job_count(self) -> int:

@@ -114,7 +114,7 @@ def run_queue(store: MemoryStore | None = None, settings: Settings | None = None
                 while (job := store.claim_job()) is not None:
                     process_job(store, job, settings)
                     processed += 1
-            if not store.db["memory_jobs"].count_where("status = 'pending'"):
+            if not store.runnable_job_count():
                 return processed
     finally:
         if own_store:

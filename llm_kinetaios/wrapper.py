@@ -37,6 +37,10 @@ _OPTION_CLASSES: dict[type, type] = {}
 _INNER_CACHE: dict[str, Any] = {}
 
 
+class InnerModelMissing(llm.UnknownModelError, ValueError):
+    "The model a memory model wraps is not installed (a ValueError, so llm's CLI shows it as an error message)."
+
+
 class MemoryOptions(llm.Options):
     memory: Optional[bool] = Field(
         default=None,
@@ -101,7 +105,7 @@ class _MemoryModelMixin:
         except llm.UnknownModelError:
             wanted = self.inner_model_id or llm.get_default_model()
             hint = " (install it with: llm install llm-anthropic)" if "claude" in wanted else ""
-            raise llm.UnknownModelError(
+            raise InnerModelMissing(
                 f"{self.model_id} wraps {wanted}, which is not an installed model{hint}"
             )
 

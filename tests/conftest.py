@@ -1,0 +1,75 @@
+import json
+import sys
+
+import pytest
+import sqlite_utils
+from click.testing import CliRunner
+
+import kinetaios_fakes
+import llm_kinetaios
+from llm.plugins import pm
+
+
+# As in llm's own suite: stop llm loading installed plugins' entry points,
+# so only the plugins registered here take part. Done at import time, before
+# any test imports llm.cli, which registers plugin commands when imported.
+sys._called_from_test = True
+pm.register(llm_kinetaios, name="kinetaios")
+pm.register(kinetaios_fakes, name="kinetaios-fakes")
+
+
+@pytest.fixture(autouse=True)
+def user_path(tmp_path, monkeypatch):
+    "A fresh LLM_USER_PATH per test, with the plugin and fake models registered."
+    path = tmp_path / "llm-user"
+    path.mkdir()
+    monkeypatch.setenv("LLM_USER_PATH", str(path))
+    monkeypatch.setenv("LLM_KINETAIOS_WORKER", "inline")
+    monkeypatch.delenv("LLM_KINETAIOS_DEBUG", raising=False)
+    (path / "default_model.txt").write_text("fake")
+    write_settings(path, embedding_model="fake-embed", claude_model="fake", wrapped_models=["fake"])
+    from llm_kinetaios import wrapper
+
+    wrapper._INNER_CACHE.clear()
+    for model in (kinetaios_fakes.FAKE_CHAT, kinetaios_fakes.FAKE_LEGACY):
+        model.calls.clear()
+        model.extraction_calls.clear()
+        model.fail_extraction = None
+    yield path
+
+
+def write_settings(path, **values):
+    settings_file = path / "kinetaios.json"
+    current = json.loads(settings_file.read_text()) if settings_file.exists() else {}
+    current.update(values)
+    settings_file.write_text(json.dumps(current))
+
+
+@pytest.fixture
+def settings(user_path):
+    "Call settings(key=value, ...) to change plugin settings for a test."
+    return lambda **values: write_settings(user_path, **values)
+
+
+@pytest.fixture
+def fake():
+    return kinetaios_fakes.FAKE_CHAT
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+@pytest.fixture
+def store(user_path):
+    from llm_kinetaios.store import MemoryStore
+
+    store = MemoryStore.open()
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def logs_db(user_path):
+    return lambda: sqlite_utils.Database(user_path / "logs.db")

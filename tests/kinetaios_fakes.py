@@ -1,0 +1,125 @@
+"""Deterministic stand-ins for a chat model and an embedding model.
+
+Used in-process by the tests (registered with llm's plugin manager, as llm's
+own test suite does) and, through a generated entry point, by the tests that
+run ``llm`` as a real subprocess. No network, no API key.
+"""
+
+import hashlib
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import llm
+from llm.parts import TextPart
+
+EXTRACTION_MARKER = "You maintain a long-term memory"
+
+
+def message_texts(messages):
+    "[(role, text)] for a prompt's message chain."
+    return [
+        (m.role, "".join(p.text for p in m.parts if isinstance(p, TextPart)))
+        for m in messages
+    ]
+
+
+def facts_from(user_text: str) -> list[str]:
+    """The fake extractor's rule: each sentence "I ..." becomes "User ..."."""
+    facts = []
+    for sentence in re.split(r"(?<=[.!?])\s+", user_text.strip()):
+        sentence = sentence.strip().rstrip(".!?")
+        if sentence.startswith("I "):
+            facts.append("User " + sentence[2:])
+    return facts
+
+
+class FakeChat(llm.Model):
+    """Answers "echo: <last user text>"; answers extraction calls with JSON.
+
+    Records every request (the exact messages it was sent) in ``calls``, and
+    extraction requests in ``extraction_calls``.
+    """
+
+    model_id = "fake"
+    can_stream = True
+    supports_schema = True
+    supports_tools = True
+
+    def __init__(self):
+        self.calls = []
+        self.extraction_calls = []
+        self.fail_extraction = None  # an exception to raise, or "garbage"
+
+    def execute(self, prompt, stream, response, conversation):
+        texts = message_texts(prompt.messages)
+        if prompt.system and prompt.system.startswith(EXTRACTION_MARKER):
+            self.extraction_calls.append(texts)
+            gate = os.environ.get("KINETAIOS_FAKE_GATE")
+            if gate:  # wait until the test opens the gate
+                deadline = time.monotonic() + 60
+                while not Path(gate).exists() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+            if isinstance(self.fail_extraction, Exception):
+                raise self.fail_extraction
+            if self.fail_extraction == "garbage" or os.environ.get("KINETAIOS_FAKE_GARBAGE"):
+                yield "Sure! Here is what I found: <<<nothing useful>>>"
+                return
+            user = re.search(r"<user_message>\n(.*?)\n</user_message>", prompt.prompt, re.S)
+            yield json.dumps({"facts": facts_from(user.group(1) if user else "")})
+            return
+        self.calls.append(texts)
+        last_user = [t for role, t in texts if role == "user"][-1]
+        answer = f"echo: {last_user}"
+        if stream:
+            for word in re.findall(r"\S+\s*", answer):
+                yield word
+        else:
+            yield answer
+
+
+class FakeLegacyChat(FakeChat):
+    "A model that takes no message chain: memory must be prefixed to the prompt."
+
+    model_id = "fake-legacy"
+    supports_conversation = False
+
+    def execute(self, prompt, stream, response, conversation):
+        if prompt.system and prompt.system.startswith(EXTRACTION_MARKER):
+            yield from super().execute(prompt, stream, response, conversation)
+            return
+        self.calls.append([("prompt", prompt.prompt)])
+        yield f"legacy: {prompt.prompt}"
+
+
+class FakeEmbed(llm.EmbeddingModel):
+    """Bag of words hashed into 64 dimensions: texts sharing words score high."""
+
+    model_id = "fake-embed"
+    dimensions = 64
+
+    def embed_batch(self, items):
+        for item in items:
+            vector = [0.0] * self.dimensions
+            for word in re.findall(r"\w+", item.lower()):
+                if len(word) > 2:
+                    h = int(hashlib.md5(word.encode()).hexdigest(), 16)
+                    vector[h % self.dimensions] += 1.0
+            yield vector
+
+
+FAKE_CHAT = FakeChat()
+FAKE_LEGACY = FakeLegacyChat()
+
+
+@llm.hookimpl
+def register_models(register):
+    register(FAKE_CHAT)
+    register(FAKE_LEGACY)
+
+
+@llm.hookimpl
+def register_embedding_models(register):
+    register(FakeEmbed())
