@@ -95,10 +95,10 @@ class FakeLegacyChat(FakeChat):
 
 
 class FakeEmbed(llm.EmbeddingModel):
-    """Bag of words hashed into 64 dimensions: texts sharing words score high."""
+    """Bag of words hashed into 1024 dimensions: texts sharing words score high."""
 
     model_id = "fake-embed"
-    dimensions = 64
+    dimensions = 1024
 
     def embed_batch(self, items):
         for item in items:
