@@ -487,18 +487,20 @@ class MemoryStore:
             )
         return cursor.lastrowid
 
-    def claim_job(self, worker_pid: int | None = None) -> Job | None:
+    def claim_job(self, worker_pid: int | None = None, *, sole_worker: bool = False) -> Job | None:
         """Take the oldest runnable job, atomically, or None if there is none.
 
         Runnable: pending (a retried one only after RETRY_DELAY_SECONDS), or
-        running but abandoned (its worker died, or it is older than
-        STALE_JOB_SECONDS), with attempts left.
+        running but abandoned, with attempts left. Abandoned means its worker
+        died or it is older than STALE_JOB_SECONDS; a caller holding the
+        single-worker lock passes ``sole_worker=True``, and then every job
+        still marked running is abandoned, since no other worker can exist.
         """
         worker_pid = worker_pid or os.getpid()
         conn = self.db.conn
         conn.execute("begin immediate")
         try:
-            for job_id, kind, payload, attempts in self._runnable_jobs():
+            for job_id, kind, payload, attempts in self._runnable_jobs(sole_worker):
                 conn.execute(
                     "update memory_jobs set status = 'running', worker_pid = ?, "
                     "started_at = ?, attempts = attempts + 1 where id = ?",
@@ -516,7 +518,7 @@ class MemoryStore:
         "How many jobs a worker could take now."
         return sum(1 for _ in self._runnable_jobs())
 
-    def _runnable_jobs(self):
+    def _runnable_jobs(self, sole_worker: bool = False):
         now = now_ms()
         stale_before = now - STALE_JOB_SECONDS * 1000
         retry_before = now - RETRY_DELAY_SECONDS * 1000
@@ -527,7 +529,12 @@ class MemoryStore:
             [MAX_JOB_ATTEMPTS],
         ).fetchall()
         for job_id, kind, payload, attempts, status, pid, started_at, finished_at in rows:
-            if status == "running" and (started_at or 0) >= stale_before and _process_alive(pid):
+            if (
+                status == "running"
+                and not sole_worker
+                and (started_at or 0) >= stale_before
+                and _process_alive(pid)
+            ):
                 continue  # a live worker has it
             if status == "pending" and attempts and (finished_at or 0) > retry_before:
                 continue  # failed recently; back off
@@ -609,7 +616,11 @@ def _process_alive(pid: int | None) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    try:  # a killed worker nobody has reaped yet is a zombie: dead
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
 
 
 def describe_sqlite_error(ex: Exception, path) -> str:

@@ -111,7 +111,7 @@ def run_queue(store: MemoryStore | None = None, settings: Settings | None = None
             with worker_lock() as acquired:
                 if not acquired:
                     return processed
-                while (job := store.claim_job()) is not None:
+                while (job := store.claim_job(sole_worker=True)) is not None:
                     process_job(store, job, settings)
                     processed += 1
             if not store.runnable_job_count():

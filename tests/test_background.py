@@ -1,0 +1,99 @@
+"""The real thing: ``llm`` as a subprocess, extraction in a detached worker.
+
+The fake models reach the subprocess through a generated dist-info with an
+``llm`` entry point. The fake extractor waits for a "gate" file, so the tests
+can show, without timing anything, that the answer arrives while extraction
+is still blocked, and can kill a worker mid-job.
+"""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).parent
+
+
+@pytest.fixture
+def llm_env(user_path, tmp_path):
+    plugins = tmp_path / "plugins"
+    dist = plugins / "kinetaios_fakes-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kinetaios-fakes\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[llm]\nkinetaios_fakes = kinetaios_fakes\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_KINETAIOS")}
+    env.update(
+        LLM_USER_PATH=str(user_path),
+        PYTHONPATH=os.pathsep.join([str(TESTS), str(plugins), env.get("PYTHONPATH", "")]),
+        LLM_LOAD_PLUGINS="llm-kinetaios,kinetaios-fakes",
+        KINETAIOS_FAKE_GATE=str(tmp_path / "gate"),
+    )
+    return env
+
+
+def llm_cli(env, *args, check=True):
+    result = subprocess.run([sys.executable, "-m", "llm", *args], env=env,
+                            capture_output=True, text=True, timeout=60)
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def query(user_path, sql):
+    conn = sqlite3.connect(user_path / "logs.db", timeout=10)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def wait_for(predicate, seconds=30):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_answer_returns_while_extraction_runs_in_the_background(llm_env, user_path):
+    result = llm_cli(llm_env, "-m", "memory-fake", "I love hiking. Which boots?")
+    assert result.stdout.strip() == "echo: I love hiking. Which boots?"
+    # The command has returned, yet the extractor is still held at the gate.
+    assert wait_for(lambda: query(user_path, "select status from memory_jobs") == [("running",)])
+    assert query(user_path, "select count(*) from memories") == [(0,)]
+    Path(llm_env["KINETAIOS_FAKE_GATE"]).touch()
+    assert wait_for(lambda: query(user_path, "select content from memories") == [("User love hiking",)])
+    assert wait_for(lambda: query(user_path, "select status from memory_jobs") == [("done",)])
+
+
+def test_killed_worker_leaves_nothing_half_written_and_the_job_is_resumed(llm_env, user_path):
+    llm_cli(llm_env, "-m", "memory-fake", "I love chess.")
+    assert wait_for(lambda: query(user_path, "select status from memory_jobs") == [("running",)])
+    [(pid,)] = query(user_path, "select worker_pid from memory_jobs")
+    os.kill(pid, signal.SIGKILL)
+    assert wait_for(lambda: not _alive(pid))
+    assert query(user_path, "pragma integrity_check") == [("ok",)]
+    assert query(user_path, "select count(*) from memories") == [(0,)]
+    Path(llm_env["KINETAIOS_FAKE_GATE"]).touch()
+    processed = llm_cli(llm_env, "memories", "process")
+    assert "Processed 1 job" in processed.stderr
+    assert query(user_path, "select content from memories") == [("User love chess",)]
+    assert query(user_path, "select status, attempts from memory_jobs") == [("done", 2)]
+
+
+def _alive(pid):
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()

@@ -1,0 +1,98 @@
+"""The bundled embedding model, for real: offline, normalised, multilingual."""
+
+import json
+import socket
+
+import llm
+import numpy as np
+import pytest
+from llm.cli import cli
+
+from llm_kinetaios.config import Settings
+from llm_kinetaios.embeddings import embed_passages, embed_query, to_blob
+from llm_kinetaios.recall import recall
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+    def refuse(*args, **kwargs):
+        raise OSError("network access attempted in an offline test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+@pytest.fixture
+def e5(no_network):
+    return llm.get_embedding_model("multilingual-e5-small")
+
+
+def test_default_model_loads_offline_and_is_normalised(e5):
+    assert llm.get_embedding_model("e5-small") is not None
+    vectors = embed_passages(e5, ["User lives in Berlin", "我住在柏林"])
+    assert vectors.shape == (2, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    query = embed_query(e5, "Where does the user live?")
+    assert query.shape == (384,)
+    assert abs(float(np.linalg.norm(query)) - 1.0) < 1e-4
+
+
+def test_llm_embed_uses_it(runner, no_network):
+    result = runner.invoke(cli, ["embed", "-m", "multilingual-e5-small", "-c", "hello"],
+                           catch_exceptions=False)
+    assert result.exit_code == 0
+    assert len(json.loads(result.output)) == 384
+
+
+DISTRACTORS = [
+    "User plays the guitar", "User drives a red car", "User works as a teacher",
+    "User has two cats", "User enjoys science fiction novels", "User runs every morning",
+    "User prefers tea over coffee", "User is learning Japanese", "User supports FC Porto",
+    "User uses a standing desk",
+]
+
+
+def seeded(store, model, texts):
+    for text, vector in zip(texts, embed_passages(model, texts)):
+        store.add(text, embedding=to_blob(vector), embedding_model=model.model_id)
+
+
+# Facts are phrased as extraction writes them: third person ("用户..." is
+# "The user..."). First-person Chinese ("我...") ranks lower; see the README.
+@pytest.mark.parametrize("fact, question", [
+    ("用户对花生过敏", "What food allergies does the user have?"),
+    ("用户住在柏林", "Where does the user live?"),
+    ("User is allergic to peanuts", "用户对什么食物过敏?"),
+    ("User lives in Berlin", "用户住在哪里?"),
+])
+def test_cross_language_recall(store, e5, fact, question):
+    seeded(store, e5, DISTRACTORS + [fact])
+    result = recall(store, question, Settings(min_cosine_hits=1, recall_limit=3),
+                    embedding_model=e5)
+    assert result.method == "cosine"
+    assert fact in [m.content for m in result.memories]
+
+
+def test_end_to_end_with_the_real_model(runner, store, fake, settings, no_network):
+    settings(embedding_model="multilingual-e5-small", min_cosine_hits=1)
+    for text in DISTRACTORS + ["User is allergic to peanuts"]:
+        assert runner.invoke(cli, ["memories", "add", text]).exit_code == 0
+    assert store.stats()["embedded"] == {"multilingual-e5-small": 11}
+    result = runner.invoke(cli, ["prompt", "-m", "memory-fake", "Which snacks are safe for my allergy?"],
+                           catch_exceptions=False)
+    assert result.exit_code == 0
+    block = fake.calls[0][-2][1]
+    assert "User is allergic to peanuts" in block
+    assert "User drives a red car" not in block
+
+
+def test_switching_models_then_reindex_leaves_no_mixed_vectors(runner, store, settings, no_network):
+    for text in DISTRACTORS[:4]:
+        runner.invoke(cli, ["memories", "add", text], catch_exceptions=False)
+    assert store.stats()["embedded"] == {"fake-embed": 4}
+    settings(embedding_model="multilingual-e5-small")
+    result = runner.invoke(cli, ["memories", "reindex"], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert store.stats()["embedded"] == {"multilingual-e5-small": 4}
