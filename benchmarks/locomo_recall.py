@@ -357,12 +357,14 @@ def evaluate(conv, index, model, foreign, thresholds, tally: Tally) -> None:
             max(float(scores[i]) for i, m in enumerate(index.ids) if index.dia_ids[m] & q.evidence)
         )
         tally.scores[f"{group}: median of all turns"].append(float(np.median(scores)))
+        tally.scores[f"{group}: 3rd best - median"].append(kth_best(scores, 3) - float(np.median(scores)))
 
     # Controls: prompts that should not pull memories in by similarity.
     controls = [("off-topic", p) for p in OFF_TOPIC_PROMPTS] + [("foreign", t) for t in foreign]
     for group, text in controls:
         scores = index.matrix @ model.embed_query(text)
         tally.scores[f"{group}: 3rd best"].append(kth_best(scores, 3))
+        tally.scores[f"{group}: 3rd best - median"].append(kth_best(scores, 3) - float(np.median(scores)))
         result = recall_mod.recall(index.store, text, default, embedding_model=model)
         tally.stages[group][result.method] += 1
         for threshold in thresholds:
@@ -371,6 +373,7 @@ def evaluate(conv, index, model, foreign, thresholds, tally: Tally) -> None:
             slot = sweep_slot(tally, threshold)
             slot["stages"][group][result.method] += 1
             slot["sizes"][group].append(len(result.memories) if result.method == "cosine" else 0)
+            slot["sizes"][group + " any"].append(len(result.memories))
 
 
 # Reporting --------------------------------------------------------------------
@@ -437,6 +440,7 @@ def report(tally: Tally, thresholds, default_threshold: float) -> str:
                 pct(stage_share(st["off-topic"], "cosine")),
                 pct(stage_share(st["off-topic"], "keyword")),
                 f"{mean(slot['sizes']['off-topic']) or 0:.1f}",
+                f"{mean(slot['sizes']['off-topic any']) or 0:.1f}",
             ]
         )
     out += [
@@ -444,12 +448,13 @@ def report(tally: Tally, thresholds, default_threshold: float) -> str:
         "",
         "own = questions 1-4 on their own conversation; foreign = another "
         "conversation's questions; off-topic = generic assistant prompts. "
-        "'mem' = mean memories injected (off-topic: via the cosine stage only).",
+        "'mem' = mean memories injected (off-topic mem: by the cosine stage; "
+        "off-topic all: by any stage).",
         "",
         markdown_table(
             ["min_similarity", "R@15 1-4", "R@15 cat 5", "own cosine", "own keyword",
              "own recent", "own mem", "foreign cosine", "off-topic cosine",
-             "off-topic keyword", "off-topic mem"],
+             "off-topic keyword", "off-topic mem", "off-topic all"],
             rows,
         ),
         "",

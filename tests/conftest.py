@@ -33,7 +33,9 @@ def user_path(tmp_path, monkeypatch):
     wrapper._INNER_CACHE.clear()
     for model in (kinetaios_fakes.FAKE_CHAT, kinetaios_fakes.FAKE_LEGACY):
         model.calls.clear()
+        model.prompts.clear()
         model.extraction_calls.clear()
+        model.extraction_schemas.clear()
         model.fail_extraction = None
     yield path
 

@@ -47,16 +47,26 @@ class FakeChat(llm.Model):
     can_stream = True
     supports_schema = True
     supports_tools = True
+    attachment_types = {"image/png"}
+
+    class Options(llm.Options):
+        temperature: float | None = None
 
     def __init__(self):
         self.calls = []
+        self.prompts = []  # the Prompt objects of non-extraction calls
         self.extraction_calls = []
+        self.extraction_schemas = []
         self.fail_extraction = None  # an exception to raise, or "garbage"
 
     def execute(self, prompt, stream, response, conversation):
+        yield from self._answer(prompt, stream, response)
+
+    def _answer(self, prompt, stream, response):
         texts = message_texts(prompt.messages)
         if prompt.system and prompt.system.startswith(EXTRACTION_MARKER):
             self.extraction_calls.append(texts)
+            self.extraction_schemas.append(prompt.schema)
             gate = os.environ.get("KINETAIOS_FAKE_GATE")
             if gate:  # wait until the test opens the gate
                 deadline = time.monotonic() + 60
@@ -71,13 +81,34 @@ class FakeChat(llm.Model):
             yield json.dumps({"facts": facts_from(user.group(1) if user else "")})
             return
         self.calls.append(texts)
+        self.prompts.append(prompt)
         last_user = [t for role, t in texts if role == "user"][-1]
         answer = f"echo: {last_user}"
+        response.set_usage(input=len(last_user.split()), output=len(answer.split()))
+        if prompt.schema:
+            answer = json.dumps({"echo": last_user})
         if stream:
             for word in re.findall(r"\S+\s*", answer):
                 yield word
         else:
             yield answer
+
+
+class FakeAsyncChat(llm.AsyncModel):
+    "The async twin of FakeChat, sharing its records."
+
+    model_id = "fake"
+    can_stream = True
+    supports_schema = True
+    supports_tools = True
+
+    def __init__(self, sync):
+        self.sync = sync
+        self.Options = sync.Options
+
+    async def execute(self, prompt, stream, response, conversation):
+        for chunk in self.sync._answer(prompt, stream, response):
+            yield chunk
 
 
 class FakeLegacyChat(FakeChat):
@@ -111,12 +142,13 @@ class FakeEmbed(llm.EmbeddingModel):
 
 
 FAKE_CHAT = FakeChat()
+FAKE_ASYNC = FakeAsyncChat(FAKE_CHAT)
 FAKE_LEGACY = FakeLegacyChat()
 
 
 @llm.hookimpl
 def register_models(register):
-    register(FAKE_CHAT)
+    register(FAKE_CHAT, FAKE_ASYNC)
     register(FAKE_LEGACY)
 
 

@@ -212,3 +212,40 @@ def test_python_api(store, fake):
     assert HEADING in fake.calls[-1][-2][1]
     assert "memory" in model.Options.model_fields
     assert model.supports_schema is True and model.can_stream is True
+
+
+def test_schema_tools_fragments_attachments_usage_and_options_pass_through(runner, fake, tmp_path):
+    fragment = tmp_path / "notes.txt"
+    fragment.write_text("Fragment text")
+    image = tmp_path / "pixel.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 16)
+    result = runner.invoke(cli, [
+        "prompt", "-m", "memory-fake", "--schema", "echo str", "-f", str(fragment),
+        "-a", str(image), "-o", "temperature", "0.5", "-u", "Question",
+    ], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout.strip()) == {"echo": "Fragment text\nQuestion"}
+    sent = fake.prompts[0]
+    assert sent.schema["properties"] == {"echo": {"type": "string"}}
+    assert sent.options.temperature == 0.5 and not hasattr(sent.options, "memory")
+    assert [a.path for a in sent.attachments] == [str(image)]
+    assert "Token usage: 3 input, 4 output" in result.stderr
+    tools = runner.invoke(cli, ["prompt", "-m", "memory-fake", "-T", "llm_version", "hi"],
+                          catch_exceptions=False)
+    assert tools.exit_code == 0, tools.output
+    assert [t.name for t in fake.prompts[1].tools] == ["llm_version"]
+
+
+def test_extraction_asks_for_structured_output(runner, fake):
+    prompt(runner, "-m", "memory-fake", "I love tea.")
+    assert fake.extraction_schemas[0]["properties"]["facts"]["type"] == "array"
+
+
+def test_async_wrapper(runner, store, fake):
+    add_memories(store, "User likes green tea", "User drinks tea daily", "User likes tea cakes")
+    result = runner.invoke(cli, ["prompt", "--async", "-m", "memory-fake", "I love tea."],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "echo: I love tea."
+    assert HEADING in fake.calls[0][-2][1]
+    assert "User love tea" in [m.content for m in store.list()]

@@ -1,0 +1,313 @@
+#!/usr/bin/env python3
+"""Speed of llm-kinetaios' cosine recall at 1k, 10k and 100k memories.
+
+Run from the repository root:
+
+    python benchmarks/recall_speed.py
+    python benchmarks/recall_speed.py --sizes 1000,10000 --repeats 5
+
+Random 384-dimensional unit vectors (float32, the size of multilingual-e5-small)
+are stored in a temporary MemoryStore with add_many(), and timed, as medians
+of repeats:
+
+  load        store.vectors() + matrix_from_blob(): SQLite to numpy matrix
+  score       matrix @ query and the top 15 (numpy only)
+  recall      recall.recall() with a precomputed query vector: the plugin's
+              real cosine path (load, score, threshold, fetch, mark_used),
+              without query embedding
+  recall+e5   the same, embedding the query with MultilingualE5Small
+
+The baseline, measured in the same run on the same vectors, is llm's own
+Collection (its own SQLite file): similar_by_vector(), and similar() with the
+same E5 model. Timings on a shared machine are noisy, so compare the ratios.
+
+Loading is also timed for storage layouts the package does not use yet
+(float16 rows, one contiguous blob), to size the gain before changing it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import markdown_table, median_ms  # noqa: E402
+
+import llm  # noqa: E402
+import numpy as np  # noqa: E402
+
+from llm_kinetaios import recall as recall_mod  # noqa: E402
+from llm_kinetaios.config import Settings  # noqa: E402
+from llm_kinetaios.embeddings import MultilingualE5Small, matrix_from_blob, to_blob  # noqa: E402
+from llm_kinetaios.store import MemoryStore  # noqa: E402
+
+DIM = 384
+TOP_K = 15
+MODEL_ID = MultilingualE5Small.model_id  # so the real model finds the stored vectors
+QUERY_TEXT = "What does the user like to drink in the morning?"
+WORDS = ("tea coffee hiking python rust berlin sister dog piano marathon garden "
+         "vegan guitar chess kyoto novel cycling bakery violin sailing").split()
+
+
+class FixedQueryModel:
+    "Stands in for the embedding model: recall gets a precomputed query vector."
+
+    model_id = MODEL_ID
+
+    def __init__(self, vector: np.ndarray):
+        self.vector = vector
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.vector
+
+
+class FixedEmbeddingModel(llm.EmbeddingModel):
+    "A Collection needs a model to be created; this one returns the query vector."
+
+    model_id = "bench-fixed-vector"
+
+    def __init__(self, vector: np.ndarray):
+        self.vector = vector.tolist()
+
+    def embed_batch(self, items):
+        return [self.vector for _ in items]
+
+
+def unit_vectors(rng, n: int) -> np.ndarray:
+    m = rng.standard_normal((n, DIM), dtype=np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def synthetic_text(rng, i: int) -> str:
+    # Unique per memory: the store drops duplicate content.
+    return f"Memory {i}: the user mentioned " + " ".join(rng.choice(WORDS, 6))
+
+
+def build_store(path: Path, vectors: np.ndarray, texts: list[str]) -> MemoryStore:
+    store = MemoryStore.open(path)
+    for start in range(0, len(texts), 10_000):
+        store.add_many(
+            [
+                dict(content=texts[i], source="import", embedding=to_blob(vectors[i]),
+                     embedding_model=MODEL_ID)
+                for i in range(start, min(start + 10_000, len(texts)))
+            ]
+        )
+    return store
+
+
+def build_collection(path: Path, vectors: np.ndarray, texts: list[str], query: np.ndarray):
+    "An llm Collection holding the same vectors, inserted directly (no embedding)."
+    from sqlite_utils import Database
+
+    db = Database(path)
+    collection = llm.Collection("bench", db, model=FixedEmbeddingModel(query))
+    assert llm.encode(vectors[0].tolist()) == to_blob(vectors[0])  # same byte layout
+    now = int(time.time())
+    db["embeddings"].insert_all(
+        (
+            {
+                "collection_id": collection.id,
+                "id": str(i),
+                "embedding": to_blob(vectors[i]),
+                "content": None,
+                "content_hash": llm.Collection.content_hash(texts[i]),
+                "metadata": None,
+                "updated": now,
+            }
+            for i in range(len(texts))
+        ),
+        batch_size=5_000,
+    )
+    return collection
+
+
+def add_alternative_layouts(store: MemoryStore, vectors: np.ndarray) -> None:
+    "Side tables with the layouts suggested for the package, for load timing only."
+    ids = [row[0] for row in store.db.execute("select id from memories order by seq")]
+    with store.db.conn:
+        store.db.execute("create table bench_f16 (id text, embedding blob)")
+        store.db.conn.executemany(
+            "insert into bench_f16 values (?, ?)",
+            ((i, v.astype("<f2").tobytes()) for i, v in zip(ids, vectors)),
+        )
+        store.db.execute("create table bench_matrix (ids text, f32 blob, f16 blob)")
+        store.db.execute(
+            "insert into bench_matrix values (?, ?, ?)",
+            ["\n".join(ids), vectors.astype("<f4").tobytes(), vectors.astype("<f2").tobytes()],
+        )
+
+
+def top_k(matrix: np.ndarray, query: np.ndarray, k: int = TOP_K) -> np.ndarray:
+    scores = matrix @ query
+    best = np.argpartition(-scores, k - 1)[:k]
+    return best[np.argsort(-scores[best], kind="stable")]
+
+
+def measure(size: int, args, rng, e5, tmp: Path) -> dict:
+    vectors = unit_vectors(rng, size)
+    texts = [synthetic_text(rng, i) for i in range(size)]
+    query = unit_vectors(rng, 1)[0]
+
+    start = time.perf_counter()
+    store = build_store(tmp / f"store-{size}.db", vectors, texts)
+    add_alternative_layouts(store, vectors)
+    collection = build_collection(tmp / f"collection-{size}.db", vectors, texts, query)
+    setup_s = time.perf_counter() - start
+
+    r = args.repeats
+    out = {"size": size, "setup_s": setup_s}
+
+    def load():
+        ids, blob = store.vectors(MODEL_ID)
+        return ids, matrix_from_blob(blob, len(ids))
+
+    ids, matrix = load()
+    assert matrix.shape == (size, DIM)
+    out["load"] = median_ms(load, r)
+    out["score"] = median_ms(lambda: top_k(matrix, query), r)
+
+    # Every memory clears a threshold of -1: the worst case for the
+    # threshold-and-partition step, and the cosine stage always answers.
+    settings = Settings(recall_limit=TOP_K, min_similarity=-1.0)
+    fixed = FixedQueryModel(query)
+
+    def run_recall(model):
+        result = recall_mod.recall(store, QUERY_TEXT, settings, embedding_model=model)
+        assert result.method == "cosine" and len(result.memories) == TOP_K
+        return result
+
+    # The plugin's answer must be the numpy top 15.
+    expected = [ids[i] for i in top_k(matrix, query)]
+    assert [m.id for m in run_recall(fixed).memories] == expected
+
+    out["recall"] = median_ms(lambda: run_recall(fixed), r)
+    out["embed"] = median_ms(lambda: e5.embed_query(QUERY_TEXT), r)
+    out["recall_e5"] = median_ms(lambda: run_recall(e5), r)
+
+    # What other layouts would cost to load (ids included, as vectors() does).
+    def load_f16_rows():
+        rows = store.db.execute("select id, embedding from bench_f16").fetchall()
+        blob = b"".join(row[1] for row in rows)
+        return np.frombuffer(blob, "<f2").reshape(len(rows), -1).astype(np.float32)
+
+    def load_single(column):
+        ids_text, blob = store.db.execute(f"select ids, {column} from bench_matrix").fetchone()
+        dtype = "<f4" if column == "f32" else "<f2"
+        return ids_text.split("\n"), np.frombuffer(blob, dtype).reshape(size, -1).astype(np.float32)
+
+    out["load_f16_rows"] = median_ms(load_f16_rows, r)
+    out["load_one_f32"] = median_ms(lambda: load_single("f32"), r)
+    out["load_one_f16"] = median_ms(lambda: load_single("f16"), r)
+
+    # Baseline: llm's Collection. Pure-Python cosine per row, so fewer repeats.
+    br = args.baseline_repeats
+    # Same answer as ours (Collection ids are insertion positions).
+    position = {row[0]: str(n) for n, row in enumerate(
+        store.db.execute("select id from memories order by seq"))}
+    entries = collection.similar_by_vector(query.tolist(), TOP_K)
+    assert [e.id for e in entries] == [position[i] for i in expected]
+    out["coll_sbv"] = median_ms(lambda: collection.similar_by_vector(query.tolist(), TOP_K), br, warmup=0)
+    e5_collection = llm.Collection("bench", collection.db, model=e5)
+    out["coll_similar_e5"] = median_ms(lambda: e5_collection.similar(QUERY_TEXT, TOP_K), br, warmup=0)
+    store.close()
+    collection.db.close()
+    return out
+
+
+def fmt_ms(ms: float) -> str:
+    return f"{ms:.1f}" if ms < 100 else f"{ms:.0f}"
+
+
+def report(results: list[dict]) -> str:
+    lines = ["## Recall speed (median ms; ratios are Collection / ours, same run)", ""]
+    rows = []
+    for m in results:
+        rows.append([
+            f"{m['size']:,}",
+            fmt_ms(m["load"]),
+            fmt_ms(m["score"]),
+            fmt_ms(m["recall"]),
+            f"{100 * m['load'] / m['recall']:.0f}%",
+            fmt_ms(m["embed"]),
+            fmt_ms(m["recall_e5"]),
+            fmt_ms(m["coll_sbv"]),
+            f"**{m['coll_sbv'] / m['recall']:.0f}×**",
+            fmt_ms(m["coll_similar_e5"]),
+            f"**{m['coll_similar_e5'] / m['recall_e5']:.0f}×**",
+        ])
+    lines.append(markdown_table(
+        ["memories", "load", "score+top15", "recall (no embed)", "load share",
+         "E5 query embed", "recall + E5", "Collection.similar_by_vector", "ratio vs recall",
+         "Collection.similar (E5)", "ratio vs recall+E5"],
+        rows,
+    ))
+    lines += ["", "## Loading vectors: current layout vs alternatives (median ms)", ""]
+    rows = []
+    for m in results:
+        rows.append([
+            f"{m['size']:,}",
+            fmt_ms(m["load"]),
+            f"{fmt_ms(m['load_f16_rows'])} ({m['load'] / m['load_f16_rows']:.1f}×)",
+            f"{fmt_ms(m['load_one_f32'])} ({m['load'] / m['load_one_f32']:.1f}×)",
+            f"{fmt_ms(m['load_one_f16'])} ({m['load'] / m['load_one_f16']:.1f}×)",
+        ])
+    lines.append(markdown_table(
+        ["memories", "row per memory, f32 (current)", "row per memory, f16",
+         "one blob, f32", "one blob, f16"],
+        rows,
+    ))
+    lines += ["", "## Targets (recall excluding query embedding)", ""]
+    targets = {10_000: 20.0, 100_000: 150.0}
+    rows = []
+    for m in results:
+        limit = targets.get(m["size"])
+        ratio = m["coll_sbv"] / m["recall"]
+        rows.append([
+            f"{m['size']:,}",
+            f"{fmt_ms(m['recall'])} ms" + (f" ≤ {limit:.0f} ms: {'yes' if m['recall'] <= limit else 'NO'}"
+                                          if limit else " (no target)"),
+            f"{ratio:.0f}× ≥ 20×: {'yes' if ratio >= 20 else 'NO'}",
+            f"{m['coll_similar_e5'] / m['recall_e5']:.0f}× ≥ 20×: "
+            f"{'yes' if m['coll_similar_e5'] / m['recall_e5'] >= 20 else 'NO'}",
+        ])
+    lines.append(markdown_table(
+        ["memories", "recall time", "vs similar_by_vector", "vs similar() incl. E5"], rows))
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000,100000",
+                        help="comma-separated memory counts (default 1000,10000,100000)")
+    parser.add_argument("--repeats", type=int, default=9,
+                        help="repeats per measurement of ours; the median is reported (default 9)")
+    parser.add_argument("--baseline-repeats", type=int, default=3,
+                        help="repeats for llm's Collection, which is slow (default 3)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    if any(s < TOP_K for s in sizes):
+        parser.error(f"every size must be at least {TOP_K}")
+
+    rng = np.random.default_rng(args.seed)
+    e5 = MultilingualE5Small()
+    e5.embed_query("warm up")  # load the weights outside any timing
+    results = []
+    with tempfile.TemporaryDirectory(prefix="kinetaios-speed-") as tmp:
+        for size in sizes:
+            m = measure(size, args, rng, e5, Path(tmp))
+            print(f"[{size:,}] set up in {m['setup_s']:.1f}s; recall {m['recall']:.1f} ms, "
+                  f"Collection.similar_by_vector {m['coll_sbv']:.0f} ms",
+                  file=sys.stderr, flush=True)
+            results.append(m)
+    print(report(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
