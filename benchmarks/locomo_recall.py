@@ -121,6 +121,9 @@ class Conversation:
     questions: list[Question]
     dropped_evidence: list[str] = field(default_factory=list)
     skipped_questions: int = 0
+    # The per-session event summaries: short third-person facts, much like
+    # the memories extraction writes, unlike chatty turns.
+    events: list[str] = field(default_factory=list)
 
 
 def locomo_dir() -> Path:
@@ -176,6 +179,11 @@ def load_conversations(folder: Path, limit: int | None, max_questions: int | Non
                 turns.append(Turn(turn["dia_id"], text, when))
         known = {t.dia_id for t in turns}
         result = Conversation(path.stem, turns, [])
+        for key in sorted((k for k in data if re.fullmatch(r"events_session_\d+", k)),
+                          key=lambda k: int(k.rsplit("_", 1)[1])):
+            for speaker, events in (data[key] or {}).items():
+                if speaker != "date" and isinstance(events, list):
+                    result.events += [str(e).strip() for e in events if str(e).strip()]
         for qa in data.get("qa", []):
             evidence, bad = parse_evidence(qa.get("evidence"), known)
             result.dropped_evidence += bad
@@ -306,6 +314,8 @@ class Tally:
     # sweep[threshold] -> {"r15": [(cat, r)], "stages": {group: Counter}, "sizes": {group: [n]}}
     sweep: dict = field(default_factory=dict)
     scores: dict = field(default_factory=lambda: defaultdict(list))
+    # fact_scores[group] -> 3rd best cosine against the event-summary store
+    fact_scores: dict = field(default_factory=lambda: defaultdict(list))
     questions: Counter = field(default_factory=Counter)
 
 
@@ -318,6 +328,21 @@ def sweep_slot(tally: Tally, threshold):
 
 def group_of(category: int) -> str:
     return "adversarial (5)" if category == 5 else "own (1-4)"
+
+
+def evaluate_facts(conv, model, foreign, tally: Tally) -> None:
+    """Where the 3rd best score falls when the memories are short facts.
+
+    With min_cosine_hits=3 the cosine stage fires exactly when the 3rd best
+    score clears the threshold, so the scores alone give the firing rate.
+    """
+    if len(conv.events) < 3:
+        return
+    matrix = embed_passages(model, conv.events)
+    prompts = [("own (1-4)", q.text) for q in conv.questions if q.category != 5]
+    prompts += [("off-topic", p) for p in OFF_TOPIC_PROMPTS] + [("foreign", t) for t in foreign]
+    for group, text in prompts:
+        tally.fact_scores[group].append(kth_best(matrix @ model.embed_query(text), 3))
 
 
 def evaluate(conv, index, model, foreign, thresholds, tally: Tally) -> None:
@@ -474,6 +499,29 @@ def report(tally: Tally, thresholds, default_threshold: float) -> str:
         markdown_table(["score", "n", "p5", "p25", "p50", "p75", "p95"], rows),
         "",
     ]
+    if tally.fact_scores:
+        groups = [g for g in ("own (1-4)", "foreign", "off-topic") if tally.fact_scores.get(g)]
+        rows = []
+        for threshold in thresholds:
+            rows.append([f"{threshold:.2f}"] + [
+                pct(mean(float(v > threshold) for v in tally.fact_scores[g])) for g in groups
+            ])
+        dist = [
+            [g, len(tally.fact_scores[g])]
+            + [f"{np.percentile(tally.fact_scores[g], p):.3f}" for p in (5, 25, 50, 75, 95)]
+            for g in groups
+        ]
+        out += [
+            "## Fact-like memories: the events_session_N summaries as the store",
+            "",
+            "How often the cosine stage would fire (3rd best score > threshold). "
+            "Not every own question is about an event, so 'own' is a rough ceiling.",
+            "",
+            markdown_table(["min_similarity"] + [f"{g} fires" for g in groups], rows),
+            "",
+            markdown_table(["3rd best score", "n", "p5", "p25", "p50", "p75", "p95"], dist),
+            "",
+        ]
     return "\n".join(out)
 
 
@@ -518,6 +566,7 @@ def main(argv=None) -> int:
             other = conversations[(i + 1) % len(conversations)] if len(conversations) > 1 else None
             foreign = [q.text for q in other.questions[:50]] if other else []
             evaluate(conv, index, model, foreign, thresholds, tally)
+            evaluate_facts(conv, model, foreign, tally)
             index.store.close()
             print(f"[{conv.name}] {len(conv.turns)} turns ({len(index.ids)} memories), "
                   f"{len(conv.questions)} questions, {len(conv.dropped_evidence)} unusable evidence "

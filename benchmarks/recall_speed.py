@@ -185,6 +185,10 @@ def measure(size: int, args, rng, e5, tmp: Path) -> dict:
     assert [m.id for m in run_recall(fixed).memories] == expected
 
     out["recall"] = median_ms(lambda: run_recall(fixed), r)
+    # The parts of recall that do not scale with the store: fetching the 15
+    # rows and the mark_used() write (a commit, so an fsync).
+    out["fetch"] = median_ms(lambda: recall_mod._fetch(store, expected), r)
+    out["mark_used"] = median_ms(lambda: store.mark_used(expected), r)
     out["embed"] = median_ms(lambda: e5.embed_query(QUERY_TEXT), r)
     out["recall_e5"] = median_ms(lambda: run_recall(e5), r)
 
@@ -230,6 +234,8 @@ def report(results: list[dict]) -> str:
             f"{m['size']:,}",
             fmt_ms(m["load"]),
             fmt_ms(m["score"]),
+            fmt_ms(m["fetch"]),
+            fmt_ms(m["mark_used"]),
             fmt_ms(m["recall"]),
             f"{100 * m['load'] / m['recall']:.0f}%",
             fmt_ms(m["embed"]),
@@ -240,7 +246,8 @@ def report(results: list[dict]) -> str:
             f"**{m['coll_similar_e5'] / m['recall_e5']:.0f}×**",
         ])
     lines.append(markdown_table(
-        ["memories", "load", "score+top15", "recall (no embed)", "load share",
+        ["memories", "load", "score+top15", "fetch 15", "mark_used", "recall (no embed)",
+         "load share",
          "E5 query embed", "recall + E5", "Collection.similar_by_vector", "ratio vs recall",
          "Collection.similar (E5)", "ratio vs recall+E5"],
         rows,

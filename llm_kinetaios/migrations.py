@@ -132,3 +132,24 @@ def m002_memory_jobs(db):
         if_not_exists=True,
     )
     db["memory_jobs"].create_index(["status", "id"], if_not_exists=True)
+
+
+@migration
+def m003_supersession(db):
+    # A fact replaced by a newer one (moved city, changed job) is kept as
+    # history: superseded_by names its successor, valid_until says when.
+    columns = db["memories"].columns_dict
+    if "superseded_by" not in columns:
+        db["memories"].add_column("superseded_by", str)
+    if "valid_until" not in columns:
+        db["memories"].add_column("valid_until", int)
+    # Only current facts must be unique: "lives in Berlin" may come back
+    # after a spell in Lisbon.
+    db.execute("drop index if exists idx_memories_content_key")
+    db.execute(
+        "create unique index if not exists idx_memories_current_content_key "
+        "on memories (content_key) where superseded_by is null"
+    )
+    db.execute(
+        "create index if not exists idx_memories_superseded_by on memories (superseded_by)"
+    )

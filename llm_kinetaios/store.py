@@ -89,15 +89,21 @@ class Memory:
     last_used_at: int | None
     use_count: int
     embedding_model: str | None
+    superseded_by: str | None = None
+    valid_until: int | None = None
 
     COLUMNS = (
         "id, content, conversation_id, source, source_response_id, created_at, "
-        "updated_at, last_used_at, use_count, embedding_model"
+        "updated_at, last_used_at, use_count, embedding_model, superseded_by, valid_until"
     )
+
+    @property
+    def current(self) -> bool:
+        return self.superseded_by is None
 
     @classmethod
     def from_row(cls, row: dict) -> "Memory":
-        return cls(**{name: row[name] for name in cls.__dataclass_fields__})
+        return cls(**{name: row.get(name) for name in cls.__dataclass_fields__})
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -163,10 +169,9 @@ class MemoryStore:
         return Memory.from_row(rows[0])
 
     def count(self, conversation_id: str | None = None) -> int:
-        "How many memories there are, in all or tied to one conversation."
-        if conversation_id is None:
-            return self.db["memories"].count
-        return self.db["memories"].count_where("conversation_id = ?", [conversation_id])
+        "How many current memories there are, in all or tied to one conversation."
+        where, params = _scope_clause(conversation_id, include_global=False)
+        return self.db.execute(f"select count(*) from memories {where}", params).fetchone()[0]
 
     def list(
         self,
@@ -174,9 +179,13 @@ class MemoryStore:
         conversation_id: str | None = None,
         limit: int | None = None,
         offset: int = 0,
+        history: bool = False,
     ) -> list[Memory]:
-        "Memories newest first, optionally only those of one conversation."
-        where, params = _scope_clause(conversation_id, include_global=False)
+        """Current memories newest first, optionally only one conversation's;
+        ``history=True`` includes superseded ones."""
+        where, params = _scope_clause(
+            conversation_id, include_global=False, current_only=not history
+        )
         sql = f"select {Memory.COLUMNS} from memories {where} order by seq desc"
         if limit is not None:
             sql += " limit ? offset ?"
@@ -217,6 +226,34 @@ class MemoryStore:
         rows = self.db.query(sql, [match] + params + [limit])
         return [(Memory.from_row(row), -row["score"]) for row in rows]
 
+    def chain(self, memory_id: str) -> list[Memory]:
+        """The history of a fact, oldest first: what it superseded, it, and
+        what superseded it."""
+        memory = self.get(memory_id)
+        before: list[Memory] = []
+        current = memory
+        while True:
+            rows = list(self.db.query(
+                f"select {Memory.COLUMNS} from memories where superseded_by = ?", [current.id]))
+            if not rows:
+                break
+            current = Memory.from_row(rows[0])
+            before.insert(0, current)
+        after: list[Memory] = []
+        current = memory
+        while current.superseded_by and len(after) < 100:
+            current = self.get(current.superseded_by)
+            after.append(current)
+        return before + [memory] + after
+
+    def supersede(self, old_id: str, new_id: str, at: int | None = None) -> None:
+        "Mark ``old_id`` as replaced by ``new_id``: kept as history, no longer recalled."
+        with self.db.conn:
+            self.db.execute(
+                "update memories set superseded_by = ?, valid_until = ? where id = ?",
+                [new_id, at or now_ms(), old_id],
+            )
+
     def vectors(
         self, model_id: str, *, conversation_id: str | None = None
     ) -> tuple[list[str], bytes]:
@@ -241,8 +278,8 @@ class MemoryStore:
         "(id, content) of memories with no vector from ``model_id``."
         return list(
             self.db.execute(
-                "select id, content from memories where embedding is null "
-                "or embedding_model is not ? order by seq",
+                "select id, content from memories where (embedding is null "
+                "or embedding_model is not ?) order by seq",
                 [model_id],
             )
         )
@@ -257,7 +294,8 @@ class MemoryStore:
             found.update(
                 row[0]
                 for row in self.db.execute(
-                    f"select content_key from memories where content_key in ({marks})",
+                    f"select content_key from memories where superseded_by is null "
+                    f"and content_key in ({marks})",
                     chunk,
                 )
             )
@@ -281,8 +319,8 @@ class MemoryStore:
         }
         conversations = list(
             self.db.query(
-                "select conversation_id, count(*) as n from memories "
-                "group by conversation_id order by n desc, conversation_id"
+                "select conversation_id, count(*) as n from memories where superseded_by "
+                "is null group by conversation_id order by n desc, conversation_id"
             )
         )
         jobs = {
@@ -291,8 +329,10 @@ class MemoryStore:
                 "select status, count(*) as n from memory_jobs group by status"
             )
         }
+        superseded = self.db["memories"].count_where("superseded_by is not null")
         return {
             "memories": total,
+            "superseded": superseded,
             "global": sum(r["n"] for r in conversations if r["conversation_id"] is None),
             "conversations": len([r for r in conversations if r["conversation_id"]]),
             "by_conversation": {
@@ -401,7 +441,8 @@ class MemoryStore:
             self.get(memory_id)
             clash = list(
                 self.db.execute(
-                    "select id from memories where content_key = ? and id != ?",
+                    "select id from memories where content_key = ? and id != ? "
+                    "and superseded_by is null",
                     [key, memory_id],
                 )
             )
@@ -575,17 +616,29 @@ class MemoryStore:
 
 
 def _scope_clause(
-    conversation_id: str | None, *, include_global: bool, table: str = ""
+    conversation_id: str | None,
+    *,
+    include_global: bool,
+    table: str = "",
+    current_only: bool = True,
 ) -> tuple[str, list]:
-    if conversation_id is None:
-        return "", []
+    """A WHERE clause for a conversation scope; superseded facts are left out
+    unless ``current_only`` is False (history views)."""
     prefix = f"{table}." if table else ""
-    if include_global:
-        return (
-            f"where ({prefix}conversation_id = ? or {prefix}conversation_id is null)",
-            [conversation_id],
-        )
-    return f"where {prefix}conversation_id = ?", [conversation_id]
+    conditions, params = [], []
+    if current_only:
+        conditions.append(f"{prefix}superseded_by is null")
+    if conversation_id is not None:
+        if include_global:
+            conditions.append(
+                f"({prefix}conversation_id = ? or {prefix}conversation_id is null)"
+            )
+        else:
+            conditions.append(f"{prefix}conversation_id = ?")
+        params.append(conversation_id)
+    if not conditions:
+        return "", []
+    return "where " + " and ".join(conditions), params
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)

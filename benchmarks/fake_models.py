@@ -1,0 +1,163 @@
+"""A deterministic fake chat model for the benchmarks, and the plumbing to
+expose it to a real ``llm`` subprocess.
+
+The benchmarks' own copy (not tests/kinetaios_fakes.py), so the tests can
+change freely. The model never touches the network.
+
+* In-process: ``pm.register(fake_models, name=...)``, as llm's test suite does.
+* In a subprocess: ``plugin_dir()`` writes a dist-info with an ``llm`` entry
+  point pointing at this module; ``subprocess_env()`` puts it and this folder
+  on PYTHONPATH and names it in LLM_LOAD_PLUGINS.
+
+Every call the model receives is recorded in ``CALLS`` and, if the
+``KINETAIOS_BENCH_CALL_LOG`` variable names a file, appended to it as one JSON
+line, so calls made in other processes (the background worker) are counted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import llm
+
+HERE = Path(__file__).resolve().parent
+DIST_NAME = "kinetaios-bench-fakes"
+CALL_LOG_ENV = "KINETAIOS_BENCH_CALL_LOG"
+ANSWER_WORDS_ENV = "KINETAIOS_BENCH_ANSWER_WORDS"
+EXTRACTION_MARKER = "You maintain a long-term memory"  # extraction.EXTRACTION_SYSTEM
+
+# Filler for longer answers: a real assistant answer is a few hundred tokens,
+# and the answer length changes how much of a chat request is history.
+_FILLER = (
+    "Here is a considered answer with a few practical suggestions, some context "
+    "on the trade-offs involved, and a short summary at the end so that the reply "
+    "reads like a typical assistant response of moderate length."
+).split()
+
+CALLS: list[dict] = []  # every call in this process, oldest first
+
+
+def message_texts(messages) -> list[tuple[str, str]]:
+    "[(role, text)] for a prompt's message chain: exactly what the model is sent."
+    from llm.parts import TextPart
+
+    return [
+        (m.role, "".join(p.text for p in m.parts if isinstance(p, TextPart)))
+        for m in messages
+    ]
+
+
+def facts_from(user_text: str) -> list[str]:
+    "The fake extractor's rule: each sentence \"I ...\" becomes \"User ...\"."
+    facts = []
+    for sentence in re.split(r"(?<=[.!?])\s+", user_text.strip()):
+        sentence = sentence.strip().rstrip(".!?")
+        if sentence.startswith("I "):
+            facts.append("User " + sentence[2:])
+    return facts
+
+
+def _record(entry: dict) -> None:
+    CALLS.append(entry)
+    path = os.environ.get(CALL_LOG_ENV)
+    if path:
+        with open(path, "a") as fp:
+            fp.write(json.dumps(entry) + "\n")
+
+
+class BenchFakeChat(llm.Model):
+    """Streams "echo: <last user text>" (plus optional filler words) at once;
+    answers extraction calls with {"facts": [...]}."""
+
+    model_id = "fake"
+    can_stream = True
+    supports_schema = True
+
+    class Options(llm.Options):
+        temperature: float | None = None
+
+    def execute(self, prompt, stream, response, conversation):
+        texts = message_texts(prompt.messages)
+        extraction = bool(prompt.system and prompt.system.startswith(EXTRACTION_MARKER))
+        _record({
+            "kind": "extraction" if extraction else "answer",
+            "pid": os.getpid(),
+            "t": time.time(),
+            "system": prompt.system,
+            "messages": texts,
+        })
+        if extraction:
+            user = re.search(r"<user_message>\n(.*?)\n</user_message>", prompt.prompt or "", re.S)
+            yield json.dumps({"facts": facts_from(user.group(1) if user else "")})
+            return
+        last_user = [t for role, t in texts if role == "user"][-1]
+        words = int(os.environ.get(ANSWER_WORDS_ENV) or 0)
+        filler = " ".join((_FILLER * (words // len(_FILLER) + 1))[:words])
+        answer = f"echo: {last_user}" + (f"\n\n{filler}" if filler else "")
+        if stream:
+            for word in re.findall(r"\S+\s*", answer):
+                yield word
+        else:
+            yield answer
+
+
+FAKE_CHAT = BenchFakeChat()
+
+
+@llm.hookimpl
+def register_models(register):
+    register(FAKE_CHAT)
+
+
+# Subprocess plumbing ------------------------------------------------------
+
+
+def plugin_dir(parent: Path) -> Path:
+    """A folder holding a dist-info whose ``llm`` entry point is this module.
+
+    llm's LLM_LOAD_PLUGINS looks plugins up by distribution name, so a
+    METADATA + entry_points.txt pair on sys.path is all a subprocess needs.
+    """
+    folder = Path(parent) / "bench-plugins"
+    dist = folder / f"{DIST_NAME.replace('-', '_')}-0.1.dist-info"
+    dist.mkdir(parents=True, exist_ok=True)
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {DIST_NAME}\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[llm]\nbench_fakes = fake_models\n")
+    return folder
+
+
+def subprocess_env(user_path: Path, plugins: Path | None, load_plugins: str, **extra) -> dict:
+    """os.environ for an ``llm`` subprocess: its own LLM_USER_PATH, only the
+    named plugins, no inherited plugin settings, and no network use by the
+    embedding stack."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("LLM_KINETAIOS", "KINETAIOS_BENCH"))}
+    paths = [str(HERE)] + ([str(plugins)] if plugins else [])
+    if env.get("PYTHONPATH"):
+        paths.append(env["PYTHONPATH"])
+    env.update(
+        LLM_USER_PATH=str(user_path),
+        PYTHONPATH=os.pathsep.join(paths),
+        LLM_LOAD_PLUGINS=load_plugins,
+        HF_HUB_OFFLINE="1",
+    )
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def llm_command() -> list[str]:
+    "The ``llm`` console script of this interpreter's environment, else ``python -m llm``."
+    script = Path(sys.executable).with_name("llm")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "llm"]
+
+
+def read_call_log(path: Path) -> list[dict]:
+    path = Path(path)
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
