@@ -77,24 +77,24 @@ def format_time(ms: int | None) -> str:
     return datetime.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
 
 
-def embed_for_store(texts: list[str], label: str = "Embedding"):
-    """Vectors for new memory texts with the configured model, with a progress bar
-    for long runs. Returns (blobs or Nones, model id or None); failures warn only."""
-    from .embeddings import embed_passages, resolve_embedding_model, to_blob
+def embed_with_progress(texts: list[str], label: str = "Embedding"):
+    """(vectors, model) for new memory texts with the configured embedding
+    model, with a progress bar on long runs. (None, None) when there is no
+    model or embedding fails: the memories are then stored without vectors."""
+    from .embeddings import embed_passages, resolve_embedding_model
 
     model = resolve_embedding_model(load_settings())
     if model is None or not texts:
-        return [None] * len(texts), None
-    blobs: list[bytes] = []
-    batch = 32
+        return None, model
+    vectors = []
     try:
         with click.progressbar(
             length=len(texts), label=label, file=sys.stderr,
             show_pos=True, hidden=len(texts) < 64,
         ) as bar:
-            for start in range(0, len(texts), batch):
-                chunk = texts[start : start + batch]
-                blobs.extend(to_blob(v) for v in embed_passages(model, chunk))
+            for start in range(0, len(texts), 32):
+                chunk = texts[start : start + 32]
+                vectors.extend(embed_passages(model, chunk))
                 bar.update(len(chunk))
     except Exception as ex:
         click.echo(
@@ -102,8 +102,8 @@ def embed_for_store(texts: list[str], label: str = "Embedding"):
             "vectors: run 'llm memories reindex' later",
             err=True,
         )
-        return [None] * len(texts), None
-    return blobs, model.model_id
+        return None, None
+    return vectors, model
 
 
 def memory_json(memory: Memory) -> dict:
@@ -217,14 +217,23 @@ def add(text, latest, conversation_id):
     text = text.strip()
     if not text:
         raise click.ClickException("A memory cannot be empty")
+    from .secret_filter import contains_secret
+    from .write import write_memories
+
+    if contains_secret(text):
+        raise click.ClickException(
+            "That looks like a secret (a key, token, password or card number): not stored"
+        )
     with open_store() as store:
         scope = resolve_scope(store, latest, conversation_id)
-        [blob], model_id = embed_for_store([text])
-        memory = store.add(text, conversation_id=scope, source="manual",
-                           embedding=blob, embedding_model=model_id)
-    if memory is None:
+        vectors, model = embed_with_progress([text])
+        report = write_memories(
+            store, [{"content": text, "conversation_id": scope, "source": "manual"}],
+            embedding_model=model if vectors is not None else None, vectors=vectors,
+        )
+    if not report.added:
         raise click.ClickException("That is remembered already")
-    click.echo(memory.id)
+    click.echo(report.added[0].id)
 
 
 @memories.command()
@@ -253,9 +262,15 @@ def edit(memory_id, new_text):
         if new_text == memory.content:
             click.echo("Unchanged", err=True)
             return
-        [blob], model_id = embed_for_store([new_text])
+        from .embeddings import to_blob
+
+        vectors, model = embed_with_progress([new_text])
         try:
-            store.update(memory_id, new_text, embedding=blob, embedding_model=model_id)
+            store.update(
+                memory_id, new_text,
+                embedding=to_blob(vectors[0]) if vectors is not None else None,
+                embedding_model=model.model_id if vectors is not None else None,
+            )
         except ValueError as ex:
             raise click.ClickException(str(ex))
     click.echo(f"Updated {memory_id}", err=True)
@@ -424,6 +439,7 @@ def import_(path):
         echo '["I use vim", "I live in Porto"]' | llm memories import -
     """
     from .store import content_key
+    from .write import write_memories
 
     raw = path.read(MAX_IMPORT_BYTES + 1)
     records = parse_import(raw)
@@ -441,12 +457,13 @@ def import_(path):
             if "id" in record:
                 seen_ids.add(record["id"])
             fresh.append(record)
-        blobs, model_id = embed_for_store([r["content"] for r in fresh], label="Embedding memories")
-        for record, blob in zip(fresh, blobs):
-            record["embedding"] = blob
-            record["embedding_model"] = model_id
-        added, skipped_in_db = store.add_many(fresh)
-    click.echo(json.dumps({"imported": len(added), "skipped": len(records) - len(added)}))
+        vectors, model = embed_with_progress([r["content"] for r in fresh], label="Embedding memories")
+        report = write_memories(
+            store, fresh, embedding_model=model if vectors is not None else None, vectors=vectors
+        )
+    if report.secrets:
+        click.echo(f"Skipped {report.secrets} that looked like secrets", err=True)
+    click.echo(json.dumps({"imported": len(report.added), "skipped": len(records) - len(report.added)}))
 
 
 def _id_taken(store: MemoryStore, memory_id: str) -> bool:

@@ -29,6 +29,8 @@ Do NOT extract:
 
 Write each fact as one short standalone sentence in the third person, starting with
 "User" or "The user", in the language the user wrote in.
+Facts listed under <known_facts> are remembered already: never repeat them, not even
+in other words; only add what is new or what changes them (then state the new fact).
 Return JSON: {"facts": ["...", "..."]}. Return {"facts": []} when there is nothing
 durable to learn, which is the common case."""
 
@@ -49,11 +51,17 @@ class Turn:
 
     user: str
     assistant: str
+    known: tuple[str, ...] = ()
 
     def to_prompt(self) -> str:
         user = self.user[-MAX_INPUT_CHARS:]
         assistant = self.assistant[:MAX_INPUT_CHARS // 2]
-        return f"<user_message>\n{user}\n</user_message>\n\n<assistant_reply>\n{assistant}\n</assistant_reply>"
+        known = "\n".join(f"- {fact}" for fact in self.known) or "(none)"
+        return (
+            f"<known_facts>\n{known}\n</known_facts>\n\n"
+            f"<user_message>\n{user}\n</user_message>\n\n"
+            f"<assistant_reply>\n{assistant}\n</assistant_reply>"
+        )
 
 
 class ExtractionError(Exception):
@@ -111,3 +119,27 @@ def clean_facts(facts: list[str]) -> list[str]:
         if fact and len(fact) <= MAX_FACT_CHARS and fact not in cleaned:
             cleaned.append(fact)
     return cleaned[:MAX_FACTS_PER_TURN]
+
+
+# Words that show a message is about the speaker. A message with none of them
+# ("convert this CSV to JSON") has nothing durable to say about the user.
+_SELF_REFERENCE = re.compile(
+    r"\b(i|i'm|i've|i'd|i'll|im|me|my|mine|myself|we|our|us|ours)\b"
+    r"|\b(je|j'|moi|mon|ma|mes|ich|mich|mir|mein|meine|yo|mi|mis|eu|meu|minha|io)\b"
+    r"|[我俺咱]|私|僕|저|나",
+    re.IGNORECASE,
+)
+MIN_WORDS_TO_EXTRACT = 3
+
+
+def worth_extracting(user_text: str) -> bool:
+    """A cheap guess at whether a turn can teach anything durable.
+
+    Skips very short messages ("thanks", "ok, go on") and messages that never
+    refer to the speaker, so those turns cost no extra model call.
+    """
+    text = user_text.strip()
+    words = text.split()
+    if len(words) < MIN_WORDS_TO_EXTRACT and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", text):
+        return False
+    return bool(_SELF_REFERENCE.search(text))

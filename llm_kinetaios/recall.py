@@ -73,6 +73,7 @@ def recall(
     *,
     conversation_id: str | None = None,
     embedding_model=None,
+    mark_used: bool = True,
 ) -> RecallResult:
     """Run the cascade for ``query``; see the module docstring.
 
@@ -87,13 +88,15 @@ def recall(
     if embedding_model is not None:
         result = _cosine(store, query, settings, scope_id, embedding_model)
         if result is not None:
-            store.mark_used([m.id for m in result.memories])
+            if mark_used:
+                store.mark_used([m.id for m in result.memories])
             return result
 
     hits = store.search(query, limit, conversation_id=scope_id)
     if hits and len(hits) >= settings.min_keyword_hits:
         memories = [memory for memory, _ in hits]
-        store.mark_used([m.id for m in memories])
+        if mark_used:
+            store.mark_used([m.id for m in memories])
         return RecallResult(memories, "keyword", [score for _, score in hits])
 
     memories = store.recent(limit, conversation_id=scope_id)
@@ -128,21 +131,9 @@ def _cosine(store, query, settings, scope_id, embedding_model) -> RecallResult |
         best = above
     best = best[np.argsort(-scores[best], kind="stable")]
     chosen_ids = [ids[i] for i in best]
-    by_id = {m.id: m for m in _fetch(store, chosen_ids)}
+    by_id = {m.id: m for m in store.get_many(chosen_ids)}
     memories = [by_id[i] for i in chosen_ids if i in by_id]
     return RecallResult(memories, "cosine", [float(scores[i]) for i in best])
-
-
-def _fetch(store: MemoryStore, memory_ids: list[str]) -> list[Memory]:
-    if not memory_ids:
-        return []
-    marks = ", ".join("?" for _ in memory_ids)
-    return [
-        Memory.from_row(row)
-        for row in store.db.query(
-            f"select {Memory.COLUMNS} from memories where id in ({marks})", memory_ids
-        )
-    ]
 
 
 def format_block(memories: list[Memory]) -> str | None:

@@ -28,9 +28,9 @@ _PATTERNS = [
     r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",  # JWT
     r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----",
     r"\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^\s:/@]+:[^\s@]+@",
-    r"(?i)\bbearer\s+[A-Za-z0-9_\-\.=]{20,}",
+    r"(?i:\bbearer\s+[A-Za-z0-9_\-\.=]{20,})",
     # "my password is hunter2", "pwd: x", "PIN 4821", "passcode=..."
-    r"(?i)\b(?:password|passwd|passcode|passphrase|pwd|pin(?:\s+code)?|api[\s_-]?key|secret[\s_-]?key|access[\s_-]?token|auth[\s_-]?token|token)\b\s*(?:is|was|=|:|of)\s*\S{3,}",
+    r"(?i:\b(?:password|passwd|passcode|passphrase|pwd|pin(?:\s+code)?|api[\s_-]?key|secret[\s_-]?key|access[\s_-]?token|auth[\s_-]?token|token)\b\s*(?:is|was|=|:|of)\s*\S{3,})",
 ]
 _SECRET = re.compile("|".join(f"(?:{p})" for p in _PATTERNS))
 _DIGIT_RUN = re.compile(r"(?<!\d)(?:\d[ -]?){13,19}(?!\d)")

@@ -168,6 +168,21 @@ class MemoryStore:
             raise MemoryNotFound(memory_id)
         return Memory.from_row(rows[0])
 
+    def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
+        "The memories with these ids (unknown ids are left out), in no order."
+        found: list[Memory] = []
+        memory_ids = list(memory_ids)
+        for start in range(0, len(memory_ids), 500):
+            chunk = memory_ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            found.extend(
+                Memory.from_row(row)
+                for row in self.db.query(
+                    f"select {Memory.COLUMNS} from memories where id in ({marks})", chunk
+                )
+            )
+        return found
+
     def count(self, conversation_id: str | None = None) -> int:
         "How many current memories there are, in all or tied to one conversation."
         where, params = _scope_clause(conversation_id, include_global=False)

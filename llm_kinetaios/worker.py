@@ -180,26 +180,26 @@ def process_job(store: MemoryStore, job: Job, settings: Settings) -> None:
 
 
 def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dict:
-    """Extract facts from one turn and store the new ones, with their vectors."""
-    from .embeddings import embed_passages, resolve_embedding_model, to_blob
+    """Extract facts from one turn and send them through the write path."""
+    from .embeddings import resolve_embedding_model
+    from .recall import recall
+    from .write import write_memories
 
     model_id = settings.extraction_model or payload["model_id"]
     model = llm.get_model(model_id)
-    facts = extract_facts(model, Turn(payload.get("user", ""), payload.get("assistant", "")))
-    if not facts:
-        return {"facts": [], "added": 0, "skipped": 0, "model": model.model_id}
-    fresh = [f for f in facts if f not in _existing(store, facts)]
-    vectors, embedding_model_id = [None] * len(fresh), None
+    user_text = payload.get("user", "")
     embedding_model = resolve_embedding_model(settings)
-    if embedding_model is not None and fresh:
-        try:
-            vectors = [to_blob(v) for v in embed_passages(embedding_model, fresh)]
-            embedding_model_id = embedding_model.model_id
-        except Exception:
-            # Stored without vectors: keyword recall still finds them, and
-            # ``llm memories reindex`` embeds them later.
-            log.exception("embedding failed; memories stored without vectors")
-    added, skipped = store.add_many(
+    # Related facts already stored, so the model does not restate them.
+    known = recall(
+        store, user_text, Settings(**{**settings.to_dict(), "recall_limit": 10}),
+        conversation_id=payload.get("conversation_id"),
+        embedding_model=embedding_model, mark_used=False,
+    )
+    turn = Turn(user_text, payload.get("assistant", ""),
+                tuple(m.content for m in known.memories if known.method != "recent"))
+    facts = extract_facts(model, turn)
+    report = write_memories(
+        store,
         [
             {
                 "content": fact,
@@ -207,25 +207,13 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dic
                 "source": "extracted",
                 "source_response_id": payload.get("response_id"),
                 "created_at": payload.get("created_at"),
-                "embedding": vector,
-                "embedding_model": embedding_model_id,
             }
-            for fact, vector in zip(fresh, vectors)
-        ]
+            for fact in facts
+        ],
+        embedding_model=embedding_model,
+        judge_model=model,
     )
-    return {
-        "facts": facts,
-        "added": len(added),
-        "skipped": skipped + len(facts) - len(fresh),
-        "model": model.model_id,
-    }
-
-
-def _existing(store: MemoryStore, facts: list[str]) -> set[str]:
-    from .store import content_key
-
-    keys = store.existing_keys(content_key(f) for f in facts)
-    return {f for f in facts if content_key(f) in keys}
+    return {"facts": facts, "model": model.model_id, **report.to_dict()}
 
 
 def main() -> None:

@@ -250,7 +250,10 @@ class _MemoryModelMixin:
                 "assistant": "".join(text_chunks),
                 "created_at": now_ms(),
             }
-            if not payload["user"]:
+            from .extraction import worth_extracting
+
+            if not payload["user"] or not worth_extracting(payload["user"]):
+                _debug("extraction skipped: nothing to learn from this turn")
                 return
             store = MemoryStore.open()
             try:

@@ -135,11 +135,18 @@ def test_extraction_stores_facts_with_conversation_and_skips_duplicates(runner, 
 
 
 def test_extraction_reads_the_user_message_not_the_recalled_block(runner, store, fake):
+    import re
+
     add_memories(store, "User owns a cat", "User cat is named Tom", "User feeds the cat")
-    prompt(runner, "-m", "memory-fake", "Any cat toys?")
+    prompt(runner, "-m", "memory-fake", "My cat is bored, any cat toys?")
+    assert HEADING in fake.calls[0][-2][1]  # the answer did get the block
     extraction_input = fake.extraction_calls[0][-1][1]
-    assert "Any cat toys?" in extraction_input
-    assert "User owns a cat" not in extraction_input
+    assert HEADING not in extraction_input
+    user_part = re.search(r"<user_message>\n(.*?)\n</user_message>", extraction_input, re.S).group(1)
+    assert user_part == "My cat is bored, any cat toys?"
+    # Related memories are shown only as facts already known, not to restate.
+    known = re.search(r"<known_facts>\n(.*?)\n</known_facts>", extraction_input, re.S).group(1)
+    assert "- User owns a cat" in known
 
 
 def test_a_crashing_extractor_leaves_the_answer_and_the_store_intact(runner, store, fake):

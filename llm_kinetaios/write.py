@@ -1,0 +1,252 @@
+"""The write path: what happens to a fact between extraction (or add, or
+import) and the ``memories`` table.
+
+1. Secrets (keys, tokens, passwords, card numbers) are dropped.
+2. Relative dates are made absolute, against the time of the turn.
+3. Exact duplicates (normalised text) of current memories, or of each other,
+   are skipped.
+4. Each remaining fact is compared with its nearest current memories, by
+   embedding (one matrix product for the whole batch) or, without vectors,
+   by word overlap. A near-duplicate is merged: not added.
+5. Facts that are close but not duplicates may update an older fact (moved
+   city, changed job). Only those, and only when a judge model is given, go
+   to one extra model call for the whole batch, which says for each pair
+   whether the new fact duplicates, updates or is unrelated to the old one.
+   An update supersedes the old fact: kept as history, no longer recalled.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+
+from .dates import resolve_relative_dates
+from .secret_filter import contains_secret
+from .store import Memory, MemoryStore, content_key, now_ms
+
+log = logging.getLogger("llm_kinetaios")
+
+# Cosine levels for models that do not declare their own (see
+# MultilingualE5Small for E5's, whose scores live in a narrow band).
+DEFAULT_DUPLICATE_SIMILARITY = 0.92
+DEFAULT_RELATED_SIMILARITY = 0.6
+WORD_OVERLAP_DUPLICATE = 0.85
+NEIGHBOURS = 3
+
+JUDGE_SYSTEM = """\
+You keep a memory of facts about a user. For each numbered pair below, say how the
+NEW fact relates to the OLD one:
+- "duplicate": it says the same thing (maybe in other words),
+- "updates": it replaces the old fact, which is no longer true (moved, changed job,
+  changed preference),
+- "unrelated": both can be true at once.
+Return JSON: {"decisions": [{"pair": 1, "relation": "duplicate"}, ...]}"""
+
+JUDGE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "decisions": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "pair": {"type": "integer"},
+                    "relation": {"type": "string", "enum": ["duplicate", "updates", "unrelated"]},
+                },
+                "required": ["pair", "relation"],
+            },
+        }
+    },
+    "required": ["decisions"],
+}
+
+
+@dataclass
+class WriteReport:
+    added: list[Memory] = field(default_factory=list)
+    duplicates: int = 0
+    merged: int = 0
+    secrets: int = 0
+    superseded: list[tuple[str, str]] = field(default_factory=list)  # (old id, new id)
+    judge_calls: int = 0
+
+    @property
+    def skipped(self) -> int:
+        return self.duplicates + self.merged + self.secrets
+
+    def to_dict(self) -> dict:
+        return {
+            "added": len(self.added),
+            "skipped": self.skipped,
+            "duplicates": self.duplicates,
+            "merged": self.merged,
+            "secrets": self.secrets,
+            "superseded": len(self.superseded),
+            "judge_calls": self.judge_calls,
+        }
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"\w+", text.lower()) if len(w) > 2 or not w.isascii()}
+
+
+def word_overlap(a: str, b: str) -> float:
+    "Jaccard overlap of the two texts' words."
+    wa, wb = _words(a), _words(b)
+    if not wa or not wb:
+        return 0.0
+    return len(wa & wb) / len(wa | wb)
+
+
+def write_memories(
+    store: MemoryStore,
+    items: list[dict],
+    *,
+    embedding_model=None,
+    judge_model=None,
+    vectors=None,
+) -> WriteReport:
+    """Store facts through the whole write path; see the module docstring.
+
+    ``items`` are dicts of MemoryStore.add arguments. ``vectors`` may carry
+    precomputed embeddings (one per item, from ``embedding_model``).
+    """
+    from .embeddings import embed_passages, matrix_from_blob, to_blob
+
+    report = WriteReport()
+    candidates: list[dict] = []
+    seen_keys: set[str] = set()
+    for index, item in enumerate(items):
+        content = " ".join(item["content"].split())
+        if contains_secret(content):
+            report.secrets += 1
+            continue
+        created = item.get("created_at") or now_ms()
+        content = resolve_relative_dates(
+            content, datetime.datetime.fromtimestamp(created / 1000)
+        )
+        key = content_key(content)
+        if key in seen_keys:
+            report.duplicates += 1
+            continue
+        seen_keys.add(key)
+        candidates.append({**item, "content": content, "_index": index})
+    existing = store.existing_keys(content_key(c["content"]) for c in candidates)
+    fresh = [c for c in candidates if content_key(c["content"]) not in existing]
+    report.duplicates += len(candidates) - len(fresh)
+    if not fresh:
+        return report
+
+    # Vectors for the new facts.
+    matrix = None
+    if embedding_model is not None:
+        try:
+            if vectors is not None:
+                import numpy as np
+
+                matrix = np.stack([vectors[c["_index"]] for c in fresh])
+            else:
+                matrix = embed_passages(embedding_model, [c["content"] for c in fresh])
+            for candidate, vector in zip(fresh, matrix):
+                candidate["embedding"] = to_blob(vector)
+                candidate["embedding_model"] = embedding_model.model_id
+        except Exception:
+            log.exception("embedding failed; facts stored without vectors")
+            matrix = None
+
+    # Nearest current memories of every new fact.
+    neighbours: list[list[tuple[Memory, float]]] = [[] for _ in fresh]
+    duplicate_level = getattr(embedding_model, "duplicate_similarity", DEFAULT_DUPLICATE_SIMILARITY)
+    related_level = getattr(embedding_model, "related_similarity", DEFAULT_RELATED_SIMILARITY)
+    if matrix is not None:
+        ids, blob = store.vectors(embedding_model.model_id)
+        if ids:
+            stored = matrix_from_blob(blob, len(ids))
+            if stored.shape[1] == matrix.shape[1]:
+                scores = matrix @ stored.T  # (new, stored) in one product
+                by_id = {}
+                for row, candidate in enumerate(fresh):
+                    best = scores[row].argsort()[::-1][:NEIGHBOURS]
+                    pairs = [(ids[i], float(scores[row, i])) for i in best
+                             if scores[row, i] >= related_level]
+                    by_id.update({i: None for i, _ in pairs})
+                    neighbours[row] = pairs  # type: ignore[assignment]
+                memories = {m.id: m for m in store.get_many(list(by_id))}
+                neighbours = [[(memories[i], s) for i, s in pairs if i in memories]
+                              for pairs in neighbours]
+    else:
+        for row, candidate in enumerate(fresh):
+            hits = store.search(candidate["content"], NEIGHBOURS)
+            overlaps = [(m, word_overlap(candidate["content"], m.content)) for m, _ in hits]
+            neighbours[row] = [(m, o) for m, o in overlaps if o >= WORD_OVERLAP_DUPLICATE]
+            duplicate_level = WORD_OVERLAP_DUPLICATE
+
+    # Merge near-duplicates; collect the close calls for the judge.
+    to_add: list[dict] = []
+    close_calls: list[tuple[int, Memory]] = []  # (index in to_add, old memory)
+    for candidate, near in zip(fresh, neighbours):
+        if near and near[0][1] >= duplicate_level:
+            report.merged += 1
+            continue
+        to_add.append(candidate)
+        for memory, _ in near:
+            close_calls.append((len(to_add) - 1, memory))
+
+    decisions: dict[int, str] = {}
+    if close_calls and judge_model is not None:
+        try:
+            decisions = judge(judge_model, [(to_add[i]["content"], m.content) for i, m in close_calls])
+            report.judge_calls = 1
+        except Exception:
+            log.exception("the update judge failed; close facts are kept side by side")
+
+    drop: set[int] = set()
+    supersedes: list[tuple[int, str]] = []
+    for pair_number, (add_index, memory) in enumerate(close_calls, 1):
+        relation = decisions.get(pair_number)
+        if relation == "duplicate":
+            drop.add(add_index)
+        elif relation == "updates":
+            supersedes.append((add_index, memory.id))
+    report.merged += len(drop)
+    kept = [(i, c) for i, c in enumerate(to_add) if i not in drop]
+    for _, candidate in kept:
+        candidate.pop("_index", None)
+    added, skipped = store.add_many([c for _, c in kept])
+    report.duplicates += skipped
+    report.added = added
+    added_by_key = {content_key(m.content): m.id for m in added}
+    for add_index, old_id in supersedes:
+        new_id = added_by_key.get(content_key(to_add[add_index]["content"]))
+        if new_id:
+            store.supersede(old_id, new_id)
+            report.superseded.append((old_id, new_id))
+    return report
+
+
+def judge(model, pairs: list[tuple[str, str]]) -> dict[int, str]:
+    "One call deciding duplicate/updates/unrelated for every (new, old) pair."
+    from .extraction import _FENCED
+
+    lines = [f"{n}. NEW: {new}\n   OLD: {old}" for n, (new, old) in enumerate(pairs, 1)]
+    kwargs = {"system": JUDGE_SYSTEM, "stream": False}
+    if getattr(model, "supports_schema", False):
+        kwargs["schema"] = JUDGE_SCHEMA
+    text = model.prompt("\n".join(lines), **kwargs).text()
+    for candidate in [text, *_FENCED.findall(text), text[text.find("{"): text.rfind("}") + 1]]:
+        try:
+            data = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("decisions"), list):
+            return {
+                int(d["pair"]): d["relation"]
+                for d in data["decisions"]
+                if isinstance(d, dict) and isinstance(d.get("pair"), int)
+                and d.get("relation") in ("duplicate", "updates", "unrelated")
+            }
+    raise ValueError(f"Unparseable judge answer: {text[:200]!r}")
+
