@@ -26,6 +26,8 @@ EXPORT_FIELDS = (
     "updated_at",
     "last_used_at",
     "use_count",
+    "superseded_by",
+    "valid_until",
 )
 
 
@@ -127,8 +129,9 @@ def memories():
 @click.option("-n", "--count", type=int, default=None, help="Number of memories to show (default: all)")
 @click.option("search_text", "-q", "--search", help="Only memories matching these words, best first")
 @scope_options
+@click.option("--history", is_flag=True, help="Include facts superseded by newer ones")
 @click.option("json_", "--json", is_flag=True, help="Output as JSON")
-def list_(count, search_text, latest, conversation_id, json_):
+def list_(count, search_text, latest, conversation_id, history, json_):
     """List memories, newest first (or best match first with --search).
 
     \b
@@ -145,7 +148,7 @@ def list_(count, search_text, latest, conversation_id, json_):
             if scope:
                 rows = [m for m in rows if m.conversation_id == scope]
         else:
-            rows = store.list(conversation_id=scope, limit=count)
+            rows = store.list(conversation_id=scope, limit=count, history=history)
     if json_:
         click.echo(json.dumps([memory_json(m) for m in rows], indent=2, ensure_ascii=False))
         return
@@ -157,6 +160,7 @@ def list_(count, search_text, latest, conversation_id, json_):
             f"{memory.id}  {format_time(memory.created_at)}  "
             f"conversation: {memory.conversation_id or 'global'}  "
             f"used: {memory.use_count}x, last {format_time(memory.last_used_at)}"
+            + (f"  superseded by {memory.superseded_by}" if memory.superseded_by else "")
         )
         click.echo(f"  {memory.content}\n")
 
@@ -175,14 +179,15 @@ def search(ctx, text, count, latest, conversation_id, json_):
         llm memories search "where do I live"
     """
     ctx.invoke(list_, count=count, search_text=text, latest=latest,
-               conversation_id=conversation_id, json_=json_)
+               conversation_id=conversation_id, history=False, json_=json_)
 
 
 @memories.command()
 @click.argument("memory_id")
 @click.option("json_", "--json", is_flag=True, help="Output as JSON")
 def show(memory_id, json_):
-    """Show one memory in full.
+    """Show one memory in full, with its history: the facts it replaced and
+    the one that replaced it.
 
     \b
     Example:
@@ -193,14 +198,27 @@ def show(memory_id, json_):
             memory = store.get(memory_id)
         except MemoryNotFound:
             raise click.ClickException(f"No memory with id {memory_id}")
-    data = memory_json(memory) | {"embedding_model": memory.embedding_model}
+        chain = store.chain(memory_id)
+    data = memory_json(memory) | {
+        "embedding_model": memory.embedding_model,
+        "history": [{"id": m.id, "content": m.content, "created_at": m.created_at,
+                     "valid_until": m.valid_until} for m in chain],
+    }
     if json_:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     for key, value in data.items():
-        if key.endswith("_at"):
+        if key == "history":
+            continue
+        if key.endswith("_at") or key == "valid_until":
             value = format_time(value)
         click.echo(f"{key}: {value if value is not None else '-'}")
+    if len(chain) > 1:
+        click.echo("history:")
+        for item in chain:
+            marker = "*" if item.id == memory.id else " "
+            until = f" until {format_time(item.valid_until)}" if item.valid_until else " (current)"
+            click.echo(f" {marker} {format_time(item.created_at)}{until}  {item.id}  {item.content}")
 
 
 @memories.command()

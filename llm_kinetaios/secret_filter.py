@@ -56,6 +56,8 @@ def _entropy(text: str) -> float:
 
 def _looks_random(token: str) -> bool:
     "A long token mixing letters and digits with high entropy: likely a key."
+    if re.fullmatch(r"[0-9a-fA-F]{32,}", token):  # hex keys top out at 4 bits/char
+        return any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
     has_digit = any(c.isdigit() for c in token)
     has_upper = any(c.isupper() for c in token)
     has_lower = any(c.islower() for c in token)

@@ -36,6 +36,7 @@ def user_path(tmp_path, monkeypatch):
         model.prompts.clear()
         model.extraction_calls.clear()
         model.extraction_schemas.clear()
+        model.judge_calls.clear()
         model.fail_extraction = None
     yield path
 

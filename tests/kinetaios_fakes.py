@@ -16,6 +16,17 @@ import llm
 from llm.parts import TextPart
 
 EXTRACTION_MARKER = "You maintain a long-term memory"
+JUDGE_MARKER = "You keep a memory of facts"
+
+
+def judge_pairs(text: str) -> list[dict]:
+    """The fake judge's rule: same first three words ("User lives in") means
+    the new fact updates the old one; otherwise they are unrelated."""
+    decisions = []
+    for number, new, old in re.findall(r"(\d+)\. NEW: (.*)\n   OLD: (.*)", text):
+        same_start = new.split()[:3] == old.split()[:3]
+        decisions.append({"pair": int(number), "relation": "updates" if same_start else "unrelated"})
+    return decisions
 
 
 def message_texts(messages):
@@ -57,6 +68,7 @@ class FakeChat(llm.Model):
         self.prompts = []  # the Prompt objects of non-extraction calls
         self.extraction_calls = []
         self.extraction_schemas = []
+        self.judge_calls = []
         self.fail_extraction = None  # an exception to raise, or "garbage"
 
     def execute(self, prompt, stream, response, conversation):
@@ -64,6 +76,10 @@ class FakeChat(llm.Model):
 
     def _answer(self, prompt, stream, response):
         texts = message_texts(prompt.messages)
+        if prompt.system and prompt.system.startswith(JUDGE_MARKER):
+            self.judge_calls.append(prompt.prompt)
+            yield json.dumps({"decisions": judge_pairs(prompt.prompt)})
+            return
         if prompt.system and prompt.system.startswith(EXTRACTION_MARKER):
             self.extraction_calls.append(texts)
             self.extraction_schemas.append(prompt.schema)
@@ -130,6 +146,8 @@ class FakeEmbed(llm.EmbeddingModel):
 
     model_id = "fake-embed"
     dimensions = 1024
+    # Bag-of-words cosines: "User lives in Berlin" / "User lives in Lisbon" ~0.58.
+    related_similarity = 0.5
 
     def embed_batch(self, items):
         for item in items:
