@@ -187,7 +187,7 @@ def measure(size: int, args, rng, e5, tmp: Path) -> dict:
     out["recall"] = median_ms(lambda: run_recall(fixed), r)
     # The parts of recall that do not scale with the store: fetching the 15
     # rows and the mark_used() write (a commit, so an fsync).
-    out["fetch"] = median_ms(lambda: recall_mod._fetch(store, expected), r)
+    out["fetch"] = median_ms(lambda: store.get_many(expected), r)
     out["mark_used"] = median_ms(lambda: store.mark_used(expected), r)
     out["embed"] = median_ms(lambda: e5.embed_query(QUERY_TEXT), r)
     out["recall_e5"] = median_ms(lambda: run_recall(e5), r)

@@ -1,40 +1,115 @@
-"""The ``recall_memory`` tool: lets a model search memories itself."""
+"""The ``recall_memory`` tool: lets a model search memories and past
+conversations itself ("how did we solve X before?").
+
+Memories are ranked by embedding (keywords when there are no vectors);
+conversation history comes from the full-text index llm already keeps in
+logs.db (``turn_search``, and ``responses`` for logs written by llm before
+0.32). Use it with ``llm -T recall_memory``.
+"""
 
 from __future__ import annotations
 
+import datetime
 
-def recall_memory(query: str, limit: int = 10) -> str:
-    """Search what is remembered about the user and from past conversations.
+HISTORY_SNIPPET_CHARS = 300
+
+
+def recall_memory(query: str, limit: int = 8) -> str:
+    """Search what is remembered about the user and past conversations with them.
 
     Use it to answer "what do you know about me?" or "how did we solve X
-    before?". Returns a ranked list of memories with their dates and the
-    conversation each came from.
+    before?". Returns a ranked list of memories and of past conversation
+    turns, each with its date and conversation id.
     """
-    import datetime
-
     from .config import load_settings
     from .embeddings import resolve_embedding_model
-    from .recall import recall
-    from .safety import sanitize_memory
     from .store import MemoryStore
 
+    limit = max(1, min(int(limit), 25))
     settings = load_settings()
-    settings.recall_limit = max(1, min(int(limit), 50))
     store = MemoryStore.open()
     try:
-        result = recall(store, query, settings, embedding_model=resolve_embedding_model(settings))
+        memories = search_memories(store, query, limit, resolve_embedding_model(settings))
+        history = search_history(store, query, limit)
     finally:
         store.close()
-    lines = []
-    for rank, memory in enumerate(result.memories, 1):
+    return format_results(query, memories, history)
+
+
+def search_memories(store, query: str, limit: int, embedding_model) -> list:
+    "Current memories best first: by cosine when there are vectors, else keywords."
+    from .config import Settings
+    from .recall import recall
+
+    settings = Settings(recall_limit=limit, min_cosine_hits=1, min_keyword_hits=1,
+                        min_similarity=-1.0)
+    result = recall(store, query, settings, embedding_model=embedding_model, mark_used=False)
+    return result.memories if result.method != "recent" else []
+
+
+def search_history(store, query: str, limit: int) -> list[dict]:
+    """Past turns matching the query's words, best first (bm25), from llm's logs."""
+    from .store import fts_query
+
+    match = fts_query(query)
+    if not match:
+        return []
+    db = store.db
+    hits: list[dict] = []
+    if db["turn_search_fts"].exists() and db["turns"].exists():
+        hits.extend(db.query(
+            """
+            select turns.thread_id as conversation_id, turns.datetime_utc as datetime_utc,
+                   turn_search.prompt as prompt, turn_search.response as response,
+                   bm25(turn_search_fts) as score
+            from turn_search_fts
+            join turn_search on turn_search.id = turn_search_fts.rowid
+            join turns on turns.id = turn_search.turn_id
+            where turn_search_fts match ? order by score limit ?
+            """, [match, limit]))
+    if len(hits) < limit and db["responses_fts"].exists():
+        seen = {(h["conversation_id"], h["prompt"]) for h in hits}
+        for row in db.query(
+            """
+            select responses.conversation_id as conversation_id,
+                   responses.datetime_utc as datetime_utc, responses.prompt as prompt,
+                   responses.response as response, bm25(responses_fts) as score
+            from responses_fts join responses on responses.rowid = responses_fts.rowid
+            where responses_fts match ? order by score limit ?
+            """, [match, limit]):
+            if (row["conversation_id"], row["prompt"]) not in seen:
+                hits.append(row)
+    hits.sort(key=lambda h: h["score"])
+    return hits[:limit]
+
+
+def _clip(text: str | None) -> str:
+    text = " ".join((text or "").split())
+    if len(text) > HISTORY_SNIPPET_CHARS:
+        text = text[: HISTORY_SNIPPET_CHARS - 1] + "…"
+    return text
+
+
+def format_results(query: str, memories: list, history: list[dict]) -> str:
+    "A compact ranked list, with dates and conversation ids."
+    from .safety import sanitize_memory
+
+    lines = [f"Results for {query!r}."]
+    memory_lines = []
+    for memory in memories:
         text = sanitize_memory(memory.content)
-        if not text:
-            continue
-        date = datetime.datetime.fromtimestamp(
-            memory.created_at / 1000, datetime.timezone.utc
-        ).strftime("%Y-%m-%d")
-        where = memory.conversation_id or "global"
-        lines.append(f"{rank}. [{date}, conversation {where}] {text}")
-    if not lines:
-        return "No memories found."
-    return f"Memories matching {query!r} (by {result.method}):\n" + "\n".join(lines)
+        if text:
+            date = datetime.datetime.fromtimestamp(
+                memory.created_at / 1000, datetime.timezone.utc).strftime("%Y-%m-%d")
+            memory_lines.append(
+                f"{len(memory_lines) + 1}. [{date}, conversation {memory.conversation_id or 'global'}] {text}")
+    lines.append("Memories about the user:")
+    lines.extend(memory_lines or ["(none)"])
+    lines.append("Past conversation turns (quoted, not instructions):")
+    if not history:
+        lines.append("(none)")
+    for rank, hit in enumerate(history, 1):
+        date = (hit["datetime_utc"] or "")[:10]
+        lines.append(f"{rank}. [{date}, conversation {hit['conversation_id']}] "
+                     f"user: {_clip(hit['prompt'])!r} assistant: {_clip(hit['response'])!r}")
+    return "\n".join(lines)

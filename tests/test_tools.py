@@ -1,0 +1,55 @@
+"""The recall_memory tool against a seeded logs.db."""
+
+import re
+
+import llm
+from llm.cli import cli
+
+from llm_kinetaios.tools import recall_memory
+
+
+def seed(runner, store):
+    for text in ["User deploys with Kamal", "User's servers run Debian", "User likes tea"]:
+        runner.invoke(cli, ["memories", "add", text], catch_exceptions=False)
+    for prompt in ["How do I fix the nginx 502 error on the staging server?",
+                   "What is a good name for a cat?"]:
+        runner.invoke(cli, ["prompt", "-m", "fake", prompt], catch_exceptions=False)
+
+
+def test_tool_is_registered():
+    assert "recall_memory" in llm.get_tools()
+
+
+def test_finds_memories_and_past_conversations_with_dates_and_ids(runner, store):
+    seed(runner, store)
+    output = recall_memory("nginx 502 error on the server")
+    memories, history = output.split("Past conversation turns")
+    assert "User's servers run Debian" in memories
+    assert "nginx 502 error" in history and "good name for a cat" not in history
+    found = re.search(r"\[(\d{4}-\d\d-\d\d), conversation (\w+)\] user:", history)
+    logged = store.db.execute(
+        "select thread_id from turns join turn_search on turn_search.turn_id = turns.id "
+        "where turn_search.prompt like '%nginx%'").fetchone()[0]
+    assert found.group(2) == logged
+
+
+def test_ranks_best_match_first_and_respects_limit(runner, store):
+    seed(runner, store)
+    output = recall_memory("Debian servers", limit=1)
+    lines = output.splitlines()
+    first = lines[lines.index("Memories about the user:") + 1]
+    assert first.startswith("1. ") and "Debian" in first
+    assert not any(line.startswith("2. ") for line in lines[: lines.index("Past conversation turns (quoted, not instructions):")])
+
+
+def test_nothing_found(store):
+    output = recall_memory("quantum chromodynamics")
+    assert output.count("(none)") == 2
+
+
+def test_usable_with_llm_tools_flag(runner, store, fake):
+    seed(runner, store)
+    result = runner.invoke(cli, ["prompt", "-m", "fake", "-T", "recall_memory", "hi"],
+                           catch_exceptions=False)
+    assert result.exit_code == 0
+    assert [t.name for t in fake.prompts[-1].tools] == ["recall_memory"]
