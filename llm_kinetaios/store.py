@@ -13,6 +13,7 @@ import re
 import sqlite3
 import time
 import unicodedata
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -155,6 +156,24 @@ class MemoryStore:
     def close(self) -> None:
         self.db.close()
 
+    @contextmanager
+    def transaction(self):
+        """A write transaction that takes the write lock up front (BEGIN
+        IMMEDIATE), so reads inside it (the next seq, duplicate checks) cannot
+        race another writer, and the busy timeout applies instead of an
+        immediate "database is locked" on upgrade from read to write."""
+        conn = self.db.conn
+        if conn.in_transaction:  # nested: the outer transaction owns it
+            yield
+            return
+        conn.execute("begin immediate")
+        try:
+            yield
+        except BaseException:
+            conn.execute("rollback")
+            raise
+        conn.execute("commit")
+
     # Reading --------------------------------------------------------------
 
     def get(self, memory_id: str) -> Memory:
@@ -263,7 +282,7 @@ class MemoryStore:
 
     def supersede(self, old_id: str, new_id: str, at: int | None = None) -> None:
         "Mark ``old_id`` as replaced by ``new_id``: kept as history, no longer recalled."
-        with self.db.conn:
+        with self.transaction():
             self.db.execute(
                 "update memories set superseded_by = ?, valid_until = ? where id = ?",
                 [new_id, at or now_ms(), old_id],
@@ -396,7 +415,7 @@ class MemoryStore:
         """
         added: list[Memory] = []
         skipped = 0
-        with self.db.conn:
+        with self.transaction():
             next_seq = self._next_seq()
             for item in items:
                 content = item["content"].strip()
@@ -422,8 +441,11 @@ class MemoryStore:
                     if item.get("embedding") is not None
                     else None,
                 }
+                # Only a duplicate current fact is skipped; any other
+                # conflict (an id or seq clash) is an error, never a silent loss.
                 cursor = self.db.execute(
-                    "insert or ignore into memories ({}) values ({})".format(
+                    "insert into memories ({}) values ({}) on conflict (content_key) "
+                    "where superseded_by is null do nothing".format(
                         ", ".join(row), ", ".join("?" for _ in row)
                     ),
                     list(row.values()),
@@ -452,7 +474,7 @@ class MemoryStore:
         if not content:
             raise ValueError("A memory cannot be empty")
         key = content_key(content)
-        with self.db.conn:
+        with self.transaction():
             self.get(memory_id)
             clash = list(
                 self.db.execute(
@@ -480,7 +502,7 @@ class MemoryStore:
     def set_embeddings(self, pairs: Iterable[tuple[str, bytes]], model_id: str) -> int:
         "Store vectors for existing memories, in one transaction."
         count = 0
-        with self.db.conn:
+        with self.transaction():
             for memory_id, blob in pairs:
                 count += self.db.execute(
                     "update memories set embedding = ?, embedding_model = ? where id = ?",
@@ -494,7 +516,7 @@ class MemoryStore:
             return
         at = at or now_ms()
         marks = ", ".join("?" for _ in memory_ids)
-        with self.db.conn:
+        with self.transaction():
             self.db.execute(
                 f"update memories set last_used_at = ?, use_count = use_count + 1 "
                 f"where id in ({marks})",
@@ -504,7 +526,7 @@ class MemoryStore:
     def delete(self, memory_ids: Sequence[str]) -> int:
         """Delete these memories: all of them, or, if any id is unknown, none."""
         memory_ids = list(dict.fromkeys(memory_ids))
-        with self.db.conn:
+        with self.transaction():
             marks = ", ".join("?" for _ in memory_ids)
             found = {
                 row[0]
@@ -521,7 +543,7 @@ class MemoryStore:
 
     def forget(self, *, conversation_id: str | None = None, everything: bool = False) -> int:
         "Delete the memories of one conversation, or (everything=True) all of them."
-        with self.db.conn:
+        with self.transaction():
             if everything:
                 return self.db.execute("delete from memories").rowcount
             return self.db.execute(
@@ -535,7 +557,7 @@ class MemoryStore:
 
     def enqueue_job(self, kind: str, payload: dict) -> int:
         "Queue background work; returns the job id."
-        with self.db.conn:
+        with self.transaction():
             cursor = self.db.execute(
                 "insert into memory_jobs (kind, payload, status, attempts, created_at) "
                 "values (?, ?, 'pending', 0, ?)",
@@ -597,7 +619,7 @@ class MemoryStore:
             yield job_id, kind, payload, attempts
 
     def finish_job(self, job_id: int, result: dict | None = None) -> None:
-        with self.db.conn:
+        with self.transaction():
             self.db.execute(
                 "update memory_jobs set status = 'done', finished_at = ?, result = ?, "
                 "error = null where id = ?",
@@ -607,7 +629,7 @@ class MemoryStore:
     def fail_job(self, job_id: int, error: str, *, retry: bool = False) -> None:
         """Record a failure; with retry=True the job goes back in the queue,
         unless it has used up MAX_JOB_ATTEMPTS."""
-        with self.db.conn:
+        with self.transaction():
             self.db.execute(
                 "update memory_jobs set status = case when ? and attempts < ? "
                 "then 'pending' else 'failed' end, finished_at = ?, error = ? "

@@ -15,6 +15,7 @@ tests whose fake models live in-process) or ``off`` (queue only; run
 from __future__ import annotations
 
 import fcntl
+import json
 import logging
 import os
 import signal
@@ -156,11 +157,7 @@ def process_job(store: MemoryStore, job: Job, settings: Settings) -> None:
     try:
         if job.kind != "extract":
             raise ValueError(f"unknown job kind {job.kind!r}")
-        limit = JOB_TIMEOUT_SECONDS if worker_mode() == "background" else 0
-        if limit:
-            with _time_limit(limit):
-                result = run_extraction(store, job.payload, settings)
-        else:
+        with _time_limit(JOB_TIMEOUT_SECONDS):
             result = run_extraction(store, job.payload, settings)
     except Exception as ex:
         retry = not isinstance(ex, _PERMANENT)
@@ -216,10 +213,42 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dic
     return {"facts": facts, "model": model.model_id, **report.to_dict()}
 
 
+LOG_WAIT_SECONDS = 3.0
+
+
+def wait_until_logged(store: MemoryStore, seconds: float = LOG_WAIT_SECONDS) -> None:
+    """Wait (reading only) until llm has logged the responses of pending jobs.
+
+    The worker starts the moment an answer ends, which is when llm writes it
+    to logs.db. llm's logging upgrades a read transaction to a write, and
+    fails outright if another process commits in between, so the worker
+    keeps out of the way until the turn is in (or --no-log made it never come).
+    """
+    deadline = time.monotonic() + seconds
+    if not store.db["turns"].exists():
+        return
+    ids = [
+        json.loads(row[0]).get("response_id")
+        for row in store.db.execute("select payload from memory_jobs where status = 'pending'")
+    ]
+    ids = [i for i in ids if i]
+    while ids and time.monotonic() < deadline:
+        marks = ", ".join("?" for _ in ids)
+        logged = store.db.execute(f"select count(*) from turns where id in ({marks})", ids).fetchone()[0]
+        if logged == len(ids):
+            return
+        time.sleep(0.05)
+
+
 def main() -> None:
     configure_file_logging()
     try:
-        run_queue()
+        store = MemoryStore.open()
+        try:
+            wait_until_logged(store)
+            run_queue(store)
+        finally:
+            store.close()
     except Exception:
         log.exception("memory worker crashed")
 
