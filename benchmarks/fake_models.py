@@ -16,6 +16,7 @@ line, so calls made in other processes (the background worker) are counted.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
@@ -43,6 +44,10 @@ _FILLER = (
 PYCACHE = Path(tempfile.gettempdir()) / "kinetaios-bench-pycache"
 
 CALLS: list[dict] = []  # every call in this process, oldest first
+
+# When llm loaded this plugin: after llm's own imports and every plugin's, so
+# times measured from here leave out start-up, the noisiest part of a run.
+LOADED_AT = time.perf_counter()
 
 
 def message_texts(messages) -> list[tuple[str, str]]:
@@ -102,11 +107,27 @@ class BenchFakeChat(llm.Model):
         words = int(os.environ.get(ANSWER_WORDS_ENV) or 0)
         filler = " ".join((_FILLER * (words // len(_FILLER) + 1))[:words])
         answer = f"echo: {last_user}" + (f"\n\n{filler}" if filler else "")
+        _record_timing("first_token")
         if stream:
             for word in re.findall(r"\S+\s*", answer):
                 yield word
         else:
             yield answer
+
+
+def _record_timing(kind: str) -> None:
+    "ms since plugin load, to the call log only (subprocess measurements)."
+    path = os.environ.get(CALL_LOG_ENV)
+    if path:
+        with open(path, "a") as fp:
+            fp.write(json.dumps({"kind": kind, "pid": os.getpid(),
+                                 "ms": (time.perf_counter() - LOADED_AT) * 1000}) + "\n")
+
+
+if os.environ.get(CALL_LOG_ENV):
+    # The command's end as seen from inside: after the answer, enqueue,
+    # worker spawn and llm's own logging.
+    atexit.register(_record_timing, "exit")
 
 
 FAKE_CHAT = BenchFakeChat()

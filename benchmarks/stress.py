@@ -10,6 +10,7 @@ measured in the same run.
 """
 
 import argparse
+import json
 import multiprocessing
 import os
 import sqlite3
@@ -116,10 +117,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--processes", type=int, default=8)
     parser.add_argument("--memories", type=int, default=200, help="memories per process")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON, no baseline")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        baseline = run_stress(Path(tmp) / "baseline.db", 1, args.memories)
         result = run_stress(Path(tmp) / "logs.db", args.processes, args.memories)
+        if args.json:
+            print(json.dumps(result))
+            sys.exit(0)
+        baseline = run_stress(Path(tmp) / "baseline.db", 1, args.memories)
     for key, value in result.items():
         print(f"{key:>22}: {value}")
     # Our rows must all be there and consistent. llm's own logging is
