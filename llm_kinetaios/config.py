@@ -38,6 +38,7 @@ class Settings:
     query_messages: int = 3
     query_chars: int = 500
     scope: str = "all"  # "all" or "conversation"
+    ranking: str = "hybrid"  # "hybrid" (cosine + keywords, fused) or "cosine"
     # Extraction
     extraction_model: str | None = None  # None: the wrapped model itself
     paused: bool = False
@@ -56,6 +57,7 @@ class Settings:
 
 
 SCOPES = ("all", "conversation")
+RANKINGS = ("hybrid", "cosine")
 
 
 def settings_path() -> Path:
@@ -120,6 +122,10 @@ def coerce_setting(key: str, value):
     if key == "scope":
         if value not in SCOPES:
             raise ValueError(f"scope must be one of: {', '.join(SCOPES)}")
+        return value
+    if key == "ranking":
+        if value not in RANKINGS:
+            raise ValueError(f"ranking must be one of: {', '.join(RANKINGS)}")
         return value
     if isinstance(default, bool):
         if isinstance(value, bool):

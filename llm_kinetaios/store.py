@@ -680,16 +680,31 @@ def _scope_clause(
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_TERMS = 32
+# Words that match nearly every memory. Left in, any question reaches the
+# keyword threshold ("what", "the", "user"), so keyword recall would always
+# fire and its fallback, recency, never would.
+STOPWORDS = frozenset("""
+a about above after again all also am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from
+further had has have having he her here hers him his how i if in into is it its just
+me more most my no nor not now of off on once only or other our ours out over own same
+she should so some such than that the their them then there these they this those
+through to too under until up very was we were what when where which while who whom why
+will with would you your yours user users user's tell know think like get got one
+""".split())
 
 
 def fts_query(text: str) -> str:
-    """Turn free text into a safe FTS5 query matching any of its words.
+    """Turn free text into a safe FTS5 query matching any of its words
+    (stopwords left out).
 
     Each word is quoted, so FTS5 syntax in user text (AND, NEAR, ``*``,
     quotes, column filters) is never interpreted.
     """
     seen: dict[str, None] = {}
     for word in _WORD.findall(text.lower()):
+        if word in STOPWORDS:
+            continue
         if len(word) > 1 or not word.isascii():
             seen.setdefault(word, None)
         if len(seen) >= MAX_QUERY_TERMS:

@@ -71,7 +71,7 @@ def test_cross_language_recall(store, e5, fact, question):
     seeded(store, e5, DISTRACTORS + [fact])
     result = recall(store, question, Settings(min_cosine_hits=1, recall_limit=3),
                     embedding_model=e5)
-    assert result.method == "cosine"
+    assert result.method == "hybrid"
     assert fact in [m.content for m in result.memories]
 
 

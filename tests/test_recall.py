@@ -39,7 +39,7 @@ def test_cosine_used_when_three_memories_score_above_threshold(store, embed):
     add(store, embed, FILLER)
     add(store, embed, ["User plays chess online", "User teaches chess openings",
                        "User reads chess books"])
-    result = recall(store, "chess tips?", Settings(), embedding_model=embed)
+    result = recall(store, "chess tips?", Settings(ranking="cosine"), embedding_model=embed)
     assert result.method == "cosine"
     assert {m.content for m in result.memories} == {
         "User plays chess online", "User teaches chess openings", "User reads chess books"}
@@ -70,7 +70,7 @@ def test_thresholds_are_settings(store, embed):
     add(store, embed, FILLER)
     add(store, embed, ["User plays chess online", "User teaches chess openings"])
     settings = Settings(min_cosine_hits=2)
-    assert recall(store, "chess", settings, embedding_model=embed).method == "cosine"
+    assert recall(store, "chess", settings, embedding_model=embed).method == "hybrid"
     settings = Settings(min_similarity=0.99)
     assert recall(store, "chess", settings, embedding_model=embed).method == "keyword"
     settings = Settings(min_similarity=0.99, min_keyword_hits=3)
@@ -95,8 +95,26 @@ def test_no_embedding_model_means_keywords(store, embed):
 
 def test_limit_caps_cosine_results(store, embed):
     add(store, embed, [f"User chess fact {i}" for i in range(30)])
-    result = recall(store, "chess fact", Settings(recall_limit=15), embedding_model=embed)
-    assert result.method == "cosine" and len(result.memories) == 15
+    for ranking in ("cosine", "hybrid"):
+        result = recall(store, "chess fact", Settings(recall_limit=15, ranking=ranking),
+                        embedding_model=embed)
+        assert result.method == ranking and len(result.memories) == 15
+
+
+def test_hybrid_adds_keyword_matches_and_keeps_the_threshold(store, embed):
+    add(store, embed, FILLER)
+    add(store, embed, ["User plays chess online", "User teaches chess openings",
+                       "User reads chess books"])
+    # A keyword match with no vector: only the fused ranking can find it.
+    add(store, embed, ["User chess club meets on Tuesdays"], with_vectors=False)
+    hybrid = recall(store, "chess", Settings(), embedding_model=embed)
+    cosine = recall(store, "chess", Settings(ranking="cosine"), embedding_model=embed)
+    assert hybrid.method == "hybrid" and cosine.method == "cosine"
+    assert "User chess club meets on Tuesdays" in [m.content for m in hybrid.memories]
+    assert "User chess club meets on Tuesdays" not in [m.content for m in cosine.memories]
+    # Below-threshold memories with no keyword in common stay out.
+    assert not any("gardening" in m.content for m in hybrid.memories)
+    assert hybrid.scores == sorted(hybrid.scores, reverse=True)
 
 
 def test_vectors_of_another_model_are_not_compared(store, embed):
