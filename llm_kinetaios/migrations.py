@@ -153,3 +153,24 @@ def m003_supersession(db):
     db.execute(
         "create index if not exists idx_memories_superseded_by on memories (superseded_by)"
     )
+
+
+@migration
+def m004_vector_state(db):
+    # A counter bumped by every change that can invalidate a cached vector
+    # matrix (see vector_cache.py); plain inserts are seen by max(seq).
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS _kinetaios_state (key TEXT PRIMARY KEY, value INTEGER);
+        INSERT OR IGNORE INTO _kinetaios_state (key, value) VALUES ('vector_mutations', 0);
+        CREATE TRIGGER IF NOT EXISTS memories_vectors_delete AFTER DELETE ON memories
+        BEGIN
+            UPDATE _kinetaios_state SET value = value + 1 WHERE key = 'vector_mutations';
+        END;
+        CREATE TRIGGER IF NOT EXISTS memories_vectors_update
+        AFTER UPDATE OF embedding, embedding_model, superseded_by, seq ON memories
+        BEGIN
+            UPDATE _kinetaios_state SET value = value + 1 WHERE key = 'vector_mutations';
+        END;
+        """
+    )

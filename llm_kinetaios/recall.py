@@ -109,12 +109,11 @@ def recall(
 def _cosine(store, query, settings, scope_id, embedding_model) -> RecallResult | None:
     import numpy as np
 
-    from .embeddings import default_min_similarity, embed_query, matrix_from_blob
+    from .embeddings import default_min_similarity, embed_query
 
-    ids, blob = store.vectors(embedding_model.model_id, conversation_id=scope_id)
+    ids, matrix = store.current_vectors(embedding_model.model_id, conversation_id=scope_id)
     if not ids:
         return None
-    matrix = matrix_from_blob(blob, len(ids))
     vector = embed_query(embedding_model, query)
     if matrix.shape[1] != vector.shape[0]:
         log.warning("stored vectors do not match %s; run llm memories reindex",

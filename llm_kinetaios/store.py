@@ -156,6 +156,28 @@ class MemoryStore:
     def close(self) -> None:
         self.db.close()
 
+    @property
+    def path(self) -> str | None:
+        "The database file, or None for an in-memory database."
+        for _, name, file in self.db.execute("pragma database_list"):
+            if name == "main":
+                return file or None
+        return None
+
+    def current_vectors(self, model_id: str, *, conversation_id: str | None = None):
+        """(ids, matrix) of current memories embedded with ``model_id``.
+
+        Unscoped reads go through the vector cache (vector_cache.py): one
+        file read instead of one row per memory.
+        """
+        from .embeddings import matrix_from_blob
+        from .vector_cache import load_vectors
+
+        if conversation_id is None and self.path:
+            return load_vectors(self, model_id, self.path)
+        ids, blob = self.vectors(model_id, conversation_id=conversation_id)
+        return ids, matrix_from_blob(blob, len(ids))
+
     @contextmanager
     def transaction(self):
         """A write transaction that takes the write lock up front (BEGIN

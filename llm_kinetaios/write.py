@@ -114,7 +114,7 @@ def write_memories(
     ``items`` are dicts of MemoryStore.add arguments. ``vectors`` may carry
     precomputed embeddings (one per item, from ``embedding_model``).
     """
-    from .embeddings import embed_passages, matrix_from_blob, to_blob
+    from .embeddings import embed_passages, to_blob
 
     report = WriteReport()
     candidates: list[dict] = []
@@ -162,9 +162,8 @@ def write_memories(
     duplicate_level = getattr(embedding_model, "duplicate_similarity", DEFAULT_DUPLICATE_SIMILARITY)
     related_level = getattr(embedding_model, "related_similarity", DEFAULT_RELATED_SIMILARITY)
     if matrix is not None:
-        ids, blob = store.vectors(embedding_model.model_id)
+        ids, stored = store.current_vectors(embedding_model.model_id)
         if ids:
-            stored = matrix_from_blob(blob, len(ids))
             if stored.shape[1] == matrix.shape[1]:
                 scores = matrix @ stored.T  # (new, stored) in one product
                 by_id = {}
