@@ -65,6 +65,12 @@ KS = (5, 10, 15)
 RRF_K = 60
 METHODS = ("fts", "cosine", "cascade", "rrf")
 STAGES = ("cosine", "keyword", "recent", "none")
+# The embedding stage reports "hybrid" (RRF of cosine and keywords) under the
+# default ranking, "cosine" under ranking=cosine: both are the cosine stage.
+def stage_of(method):
+    return "cosine" if method == "hybrid" else method
+
+
 DEFAULT_THRESHOLDS = [round(0.75 + 0.01 * i, 2) for i in range(16)]  # 0.75 .. 0.90
 
 # Things people ask `llm` that have nothing to do with anyone's life story:
@@ -367,13 +373,13 @@ def evaluate(conv, index, model, foreign, thresholds, tally: Tally) -> None:
                 (q.category, recall_at([m.id for m in result.memories], index, q.evidence))
             )
             if k == default.recall_limit:
-                tally.stages[group_of(q.category)][result.method] += 1
+                tally.stages[group_of(q.category)][stage_of(result.method)] += 1
         for threshold in thresholds:
             settings = Settings(recall_limit=15, min_similarity=threshold)
             result = recall_mod.recall(index.store, q.text, settings, embedding_model=model)
             slot = sweep_slot(tally, threshold)
             slot["r15"].append((q.category, recall_at([m.id for m in result.memories], index, q.evidence)))
-            slot["stages"][group_of(q.category)][result.method] += 1
+            slot["stages"][group_of(q.category)][stage_of(result.method)] += 1
             slot["sizes"][group_of(q.category)].append(len(result.memories))
         # Score distributions, for choosing the threshold by eye.
         group = group_of(q.category)
@@ -391,13 +397,13 @@ def evaluate(conv, index, model, foreign, thresholds, tally: Tally) -> None:
         tally.scores[f"{group}: 3rd best"].append(kth_best(scores, 3))
         tally.scores[f"{group}: 3rd best - median"].append(kth_best(scores, 3) - float(np.median(scores)))
         result = recall_mod.recall(index.store, text, default, embedding_model=model)
-        tally.stages[group][result.method] += 1
+        tally.stages[group][stage_of(result.method)] += 1
         for threshold in thresholds:
             settings = Settings(recall_limit=15, min_similarity=threshold)
             result = recall_mod.recall(index.store, text, settings, embedding_model=model)
             slot = sweep_slot(tally, threshold)
-            slot["stages"][group][result.method] += 1
-            slot["sizes"][group].append(len(result.memories) if result.method == "cosine" else 0)
+            slot["stages"][group][stage_of(result.method)] += 1
+            slot["sizes"][group].append(len(result.memories) if stage_of(result.method) == "cosine" else 0)
             slot["sizes"][group + " any"].append(len(result.memories))
 
 

@@ -38,6 +38,7 @@ _INSTRUCTION_PATTERNS = [
     r"\bfrom\s+now\s+on\b.{0,60}\b(you|assistant|respond|reply|answer|always|never)\b",
     r"\b(act|behave|respond|pretend)\s+(as|like)\s+(if\s+)?(you\s+are\s+)?(an?\s+)?(unrestricted|jailbroken|dan|evil|different)\b",
     r"\bdo\s+anything\s+now\b",
+    r"\bpretend\s+(to\s+be|you\s+are|you're|that\s+you)\b",
     r"\bjailbreak",
     r"\b(reveal|print|output|repeat|leak)\b.{0,30}\b(system\s+prompt|instructions|api\s+keys?|secrets?)\b",
     r"\b(assistant|ai|model|claude|gpt|chatgpt)\s+(must|should|shall)\s+(always|never|now)\b",
