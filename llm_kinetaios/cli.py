@@ -48,6 +48,14 @@ def open_store():
         store.close()
 
 
+def get_memory(store: MemoryStore, memory_id: str) -> Memory:
+    "The memory, or a click error naming the unknown id."
+    try:
+        return store.get(memory_id)
+    except MemoryNotFound:
+        raise click.ClickException(f"No memory with id {memory_id}")
+
+
 def latest_conversation_id(store: MemoryStore) -> str:
     "The newest conversation in llm's logs, for ``-c``."
     tables = [t for t in ("threads", "conversations") if store.db[t].exists()]
@@ -194,10 +202,7 @@ def show(memory_id, json_):
         llm memories show 01j9z3k4m5n6p7q8r9s0t1v2w3
     """
     with open_store() as store:
-        try:
-            memory = store.get(memory_id)
-        except MemoryNotFound:
-            raise click.ClickException(f"No memory with id {memory_id}")
+        memory = get_memory(store, memory_id)
         chain = store.chain(memory_id)
     data = memory_json(memory) | {
         "embedding_model": memory.embedding_model,
@@ -266,10 +271,7 @@ def edit(memory_id, new_text):
         llm memories edit 01j9z3k4m5n6p7q8r9s0t1v2w3
     """
     with open_store() as store:
-        try:
-            memory = store.get(memory_id)
-        except MemoryNotFound:
-            raise click.ClickException(f"No memory with id {memory_id}")
+        memory = get_memory(store, memory_id)
         if new_text is None:
             new_text = click.edit(memory.content)
             if new_text is None:

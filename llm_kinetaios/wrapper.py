@@ -78,6 +78,16 @@ def resolve_model(model_id: str | None):
     return _INNER_CACHE[key]
 
 
+def _delegated(name: str, default):
+    "A property reading the inner model's attribute, or ``default`` if it is missing."
+
+    def read(self):
+        inner = self._resolved()
+        return getattr(inner, name) if inner is not None else default
+
+    return property(read)
+
+
 class _MemoryModelMixin:
     """What the sync and async wrappers share: delegation and the turn logic."""
 
@@ -117,30 +127,11 @@ class _MemoryModelMixin:
         inner = self._resolved()
         return options_with_memory(inner.Options if inner else llm.Options)
 
-    @property
-    def can_stream(self):
-        inner = self._resolved()
-        return bool(inner and inner.can_stream)
-
-    @property
-    def supports_tools(self):
-        inner = self._resolved()
-        return bool(inner and inner.supports_tools)
-
-    @property
-    def supports_schema(self):
-        inner = self._resolved()
-        return bool(inner and inner.supports_schema)
-
-    @property
-    def attachment_types(self):
-        inner = self._resolved()
-        return inner.attachment_types if inner else frozenset()
-
-    @property
-    def supported_server_side_tools(self):
-        inner = self._resolved()
-        return inner.supported_server_side_tools if inner else ()
+    can_stream = _delegated("can_stream", False)
+    supports_tools = _delegated("supports_tools", False)
+    supports_schema = _delegated("supports_schema", False)
+    attachment_types = _delegated("attachment_types", frozenset())
+    supported_server_side_tools = _delegated("supported_server_side_tools", ())
 
     def get_key(self, explicit_key: str | None = None) -> str | None:
         inner = self.inner
