@@ -174,3 +174,20 @@ def m004_vector_state(db):
         END;
         """
     )
+
+
+@migration
+def m005_turn_embeddings(db):
+    # Vectors of logged conversation turns (llm's turn_search rows), for
+    # semantic search over history by the recall_memory tool.
+    db["kinetaios_turn_embeddings"].create(
+        {
+            "turn_id": str,
+            "embedding": bytes,
+            "embedding_model": str,
+            "embedded_at": int,
+        },
+        pk="turn_id",
+        if_not_exists=True,
+    )
+    db["kinetaios_turn_embeddings"].create_index(["embedding_model"], if_not_exists=True)

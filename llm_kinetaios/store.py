@@ -662,10 +662,11 @@ class MemoryStore:
     def pending_job_count(self) -> int:
         return self.db["memory_jobs"].count_where("status in ('pending', 'running')")
 
-    def jobs(self, limit: int = 20) -> list[dict]:
-        "The newest jobs, for ``llm memories log``."
+    def jobs(self, limit: int = 20, kind: str | None = None) -> list[dict]:
+        "The newest jobs (of one kind, if given), for ``llm memories log``."
+        where, params = ("where kind = ?", [kind]) if kind else ("", [])
         rows = self.db.query(
-            "select * from memory_jobs order by id desc limit ?", [limit]
+            f"select * from memory_jobs {where} order by id desc limit ?", params + [limit]
         )
         return [
             {**row, "payload": json.loads(row["payload"]), "result": json.loads(row["result"])

@@ -1,10 +1,12 @@
 """The ``recall_memory`` tool: lets a model search memories and past
 conversations itself ("how did we solve X before?").
 
-Memories are ranked by embedding (keywords when there are no vectors);
-conversation history comes from the full-text index llm already keeps in
-logs.db (``turn_search``, and ``responses`` for logs written by llm before
-0.32). Use it with ``llm -T recall_memory``.
+Memories are ranked by embedding (keywords when there are no vectors).
+Conversation history is searched by keywords, in the full-text index llm
+already keeps in logs.db (``turn_search``, and ``responses`` for logs written
+by llm before 0.32), and by meaning, over turn vectors the background worker
+adds after each turn (``kinetaios_turn_embeddings``); the two rankings are
+fused. Use it with ``llm -T recall_memory``.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ def recall_memory(query: str, limit: int = 8) -> str:
     settings = load_settings()
     store = MemoryStore.open()
     try:
-        memories = search_memories(store, query, limit, resolve_embedding_model(settings))
-        history = search_history(store, query, limit)
+        embedding_model = resolve_embedding_model(settings)
+        memories = search_memories(store, query, limit, embedding_model)
+        history = search_history(store, query, limit, embedding_model)
     finally:
         store.close()
     return format_results(query, memories, history)
@@ -47,8 +50,59 @@ def search_memories(store, query: str, limit: int, embedding_model) -> list:
     return result.memories if result.method != "recent" else []
 
 
-def search_history(store, query: str, limit: int) -> list[dict]:
-    """Past turns matching the query's words, best first (bm25), from llm's logs."""
+HISTORY_SQL = """
+    select turns.id as turn_id, turns.thread_id as conversation_id,
+           turns.datetime_utc as datetime_utc, turn_search.prompt as prompt,
+           turn_search.response as response
+    from turns join turn_search on turn_search.turn_id = turns.id
+    where turns.id in ({marks})
+"""
+RRF_K = 60
+
+
+def search_history(store, query: str, limit: int, embedding_model=None) -> list[dict]:
+    """Past turns best first: keyword (bm25) and, where turns have been
+    embedded, meaning (cosine), fused by reciprocal rank."""
+    keyword = _keyword_history(store, query, limit * 2)
+    semantic = _semantic_history(store, query, limit * 2, embedding_model)
+    if not semantic:
+        return keyword[:limit]
+    fused: dict[str, float] = {}
+    rows: dict[str, dict] = {}
+    for ranking in (keyword, semantic):
+        for rank, row in enumerate(ranking):
+            key = row.get("turn_id") or f"{row['conversation_id']}:{row['prompt']}"
+            fused[key] = fused.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
+            rows.setdefault(key, row)
+    return [rows[k] for k in sorted(fused, key=lambda k: -fused[k])[:limit]]
+
+
+def _semantic_history(store, query: str, limit: int, embedding_model) -> list[dict]:
+    import numpy as np
+
+    from .embeddings import embed_query, matrix_from_blob
+
+    db = store.db
+    if embedding_model is None or not db["kinetaios_turn_embeddings"].exists() or not db["turns"].exists():
+        return []
+    rows = db.execute(
+        "select turn_id, embedding from kinetaios_turn_embeddings where embedding_model = ?",
+        [embedding_model.model_id],
+    ).fetchall()
+    if not rows:
+        return []
+    matrix = matrix_from_blob(b"".join(blob for _, blob in rows), len(rows))
+    vector = embed_query(embedding_model, query)
+    if matrix.shape[1] != vector.shape[0]:
+        return []
+    scores = matrix @ vector
+    best = np.argsort(-scores)[:limit]
+    ids = [rows[i][0] for i in best]
+    found = {r["turn_id"]: r for r in db.query(HISTORY_SQL.format(marks=", ".join("?" for _ in ids)), ids)}
+    return [found[i] for i in ids if i in found]
+
+
+def _keyword_history(store, query: str, limit: int) -> list[dict]:
     from .store import fts_query
 
     match = fts_query(query)
@@ -59,7 +113,8 @@ def search_history(store, query: str, limit: int) -> list[dict]:
     if db["turn_search_fts"].exists() and db["turns"].exists():
         hits.extend(db.query(
             """
-            select turns.thread_id as conversation_id, turns.datetime_utc as datetime_utc,
+            select turns.id as turn_id, turns.thread_id as conversation_id,
+                   turns.datetime_utc as datetime_utc,
                    turn_search.prompt as prompt, turn_search.response as response,
                    bm25(turn_search_fts) as score
             from turn_search_fts

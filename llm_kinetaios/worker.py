@@ -155,10 +155,11 @@ def process_job(store: MemoryStore, job: Job, settings: Settings) -> None:
     "Run one job and record its outcome; never raises (but for KeyboardInterrupt)."
     started = time.monotonic()
     try:
-        if job.kind != "extract":
+        runner = JOB_KINDS.get(job.kind)
+        if runner is None:
             raise ValueError(f"unknown job kind {job.kind!r}")
         with _time_limit(JOB_TIMEOUT_SECONDS):
-            result = run_extraction(store, job.payload, settings)
+            result = runner(store, job.payload, settings)
     except Exception as ex:
         retry = not isinstance(ex, _PERMANENT)
         message = f"{type(ex).__name__}: {ex}"
@@ -211,6 +212,47 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dic
         judge_model=model,
     )
     return {"facts": facts, "model": model.model_id, **report.to_dict()}
+
+
+HISTORY_BATCH = 200
+HISTORY_TEXT_CHARS = 2000
+
+
+def index_history(store: MemoryStore, payload: dict, settings: Settings) -> dict:
+    """Embed logged conversation turns that have no vector yet, newest first,
+    so recall_memory can search history by meaning as well as by keywords."""
+    from .embeddings import embed_passages, resolve_embedding_model, to_blob
+    from .store import now_ms
+
+    model = resolve_embedding_model(settings)
+    if model is None or not store.db["turn_search"].exists():
+        return {"embedded": 0}
+    rows = store.db.execute(
+        """
+        select turn_search.turn_id, coalesce(turn_search.prompt, ''), coalesce(turn_search.response, '')
+        from turn_search left join kinetaios_turn_embeddings e
+          on e.turn_id = turn_search.turn_id and e.embedding_model = ?
+        where e.turn_id is null order by turn_search.id desc limit ?
+        """,
+        [model.model_id, HISTORY_BATCH],
+    ).fetchall()
+    if not rows:
+        return {"embedded": 0}
+    texts = [f"{prompt}\n{response}"[:HISTORY_TEXT_CHARS] for _, prompt, response in rows]
+    vectors = embed_passages(model, texts)
+    with store.transaction():
+        store.db["kinetaios_turn_embeddings"].upsert_all(
+            [
+                {"turn_id": turn_id, "embedding": to_blob(vector),
+                 "embedding_model": model.model_id, "embedded_at": now_ms()}
+                for (turn_id, _, _), vector in zip(rows, vectors)
+            ],
+            pk="turn_id",
+        )
+    return {"embedded": len(rows), "model": model.model_id}
+
+
+JOB_KINDS = {"extract": run_extraction, "index_history": index_history}
 
 
 LOG_WAIT_SECONDS = 3.0

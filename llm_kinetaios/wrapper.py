@@ -243,12 +243,18 @@ class _MemoryModelMixin:
             }
             from .extraction import worth_extracting
 
-            if not payload["user"] or not worth_extracting(payload["user"]):
+            extract = bool(payload["user"]) and worth_extracting(payload["user"])
+            if not extract:
                 _debug("extraction skipped: nothing to learn from this turn")
-                return
             store = MemoryStore.open()
             try:
-                store.enqueue_job("extract", payload)
+                if extract:
+                    store.enqueue_job("extract", payload)
+                # History vectors: one pending job covers every new turn.
+                if settings.embedding_model and not store.db["memory_jobs"].count_where(
+                    "kind = 'index_history' and status = 'pending'"
+                ):
+                    store.enqueue_job("index_history", {"response_id": response.id})
             finally:
                 store.close()
             start_worker()

@@ -65,26 +65,27 @@ def test_answer_returns_while_extraction_runs_in_the_background(llm_env, user_pa
     result = llm_cli(llm_env, "-m", "memory-fake", "I love hiking. Which boots?")
     assert result.stdout.strip() == "echo: I love hiking. Which boots?"
     # The command has returned, yet the extractor is still held at the gate.
-    assert wait_for(lambda: query(user_path, "select status from memory_jobs") == [("running",)])
+    assert wait_for(lambda: query(user_path, "select status from memory_jobs where kind = 'extract'") == [("running",)])
     assert query(user_path, "select count(*) from memories") == [(0,)]
     Path(llm_env["KINETAIOS_FAKE_GATE"]).touch()
     assert wait_for(lambda: query(user_path, "select content from memories") == [("User love hiking",)])
-    assert wait_for(lambda: query(user_path, "select status from memory_jobs") == [("done",)])
+    assert wait_for(lambda: query(user_path, "select status from memory_jobs where kind = 'extract'") == [("done",)])
 
 
 def test_killed_worker_leaves_nothing_half_written_and_the_job_is_resumed(llm_env, user_path):
     llm_cli(llm_env, "-m", "memory-fake", "I love chess.")
-    assert wait_for(lambda: query(user_path, "select status from memory_jobs") == [("running",)])
-    [(pid,)] = query(user_path, "select worker_pid from memory_jobs")
+    assert wait_for(lambda: query(user_path, "select status from memory_jobs where kind = 'extract'") == [("running",)])
+    [(pid,)] = query(user_path, "select worker_pid from memory_jobs where kind = 'extract'")
     os.kill(pid, signal.SIGKILL)
     assert wait_for(lambda: not _alive(pid))
     assert query(user_path, "pragma integrity_check") == [("ok",)]
     assert query(user_path, "select count(*) from memories") == [(0,)]
     Path(llm_env["KINETAIOS_FAKE_GATE"]).touch()
     processed = llm_cli(llm_env, "memories", "process")
-    assert "Processed 1 job" in processed.stderr
+    assert "Processed 2 jobs" in processed.stderr  # the extraction and the history index
     assert query(user_path, "select content from memories") == [("User love chess",)]
-    assert query(user_path, "select status, attempts from memory_jobs") == [("done", 2)]
+    assert query(user_path, "select kind, status, attempts from memory_jobs order by id") == [
+        ("extract", "done", 2), ("index_history", "done", 1)]
 
 
 def _alive(pid):

@@ -247,10 +247,11 @@ def test_log_and_process(runner, store, fake, monkeypatch):
     runner.invoke(cli, ["prompt", "-m", "memory-fake", "I love tea."], catch_exceptions=False)
     assert store.count() == 0
     assert "pending" in run(runner, "log").output
-    assert "Processed 1 job" in run(runner, "process").output
+    assert "Processed 2 jobs" in run(runner, "process").output
     assert [m.content for m in store.list()] == ["User love tea"]
     assert "done" in run(runner, "log").output
-    assert json.loads(run(runner, "log", "--json").output)[0]["result"]["added"] == 1
+    jobs = json.loads(run(runner, "log", "--json").output)
+    assert {j["kind"]: j["result"] for j in jobs}["extract"]["added"] == 1
 
 
 @pytest.mark.parametrize("command", [

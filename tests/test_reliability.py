@@ -70,7 +70,7 @@ def test_a_hanging_extractor_times_out_and_the_answer_is_intact(runner, store, f
     result = runner.invoke(cli, ["prompt", "-m", "memory-fake", "I love chess."],
                            catch_exceptions=False)
     assert result.exit_code == 0 and result.output.strip() == "echo: I love chess."
-    [job] = store.jobs()
+    [job] = store.jobs(kind="extract")
     assert "timed out" in job["error"] and store.count() == 0
 
 

@@ -53,3 +53,18 @@ def test_usable_with_llm_tools_flag(runner, store, fake):
                            catch_exceptions=False)
     assert result.exit_code == 0
     assert [t.name for t in fake.prompts[-1].tools] == ["recall_memory"]
+
+
+def test_history_is_searched_by_meaning_once_turns_are_embedded(runner, store, settings):
+    settings(embedding_model="multilingual-e5-small")
+    for prompt in ["My nginx returns 502 on the staging box", "What is a good name for a cat?",
+                   "Which wine goes with salmon?"]:
+        runner.invoke(cli, ["prompt", "-m", "memory-fake", prompt], catch_exceptions=False)
+    # Each turn's index_history job embeds every turn logged so far; inline,
+    # it runs before llm logs the turn itself, so the last turn waits for the next.
+    assert store.db["kinetaios_turn_embeddings"].count == 2
+    query = "web server answering bad gateway"  # no word in common with the turn
+    from llm_kinetaios.tools import _keyword_history
+    assert not any("nginx" in (h["prompt"] or "") for h in _keyword_history(store, query, 5))
+    history = recall_memory(query, limit=1).split("Past conversation turns")[1]
+    assert "nginx returns 502" in history
