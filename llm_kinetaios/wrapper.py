@@ -275,21 +275,69 @@ def _debug(message: str) -> None:
         print(f"[kinetaios] {message}", file=sys.stderr)
 
 
+MAX_TOOL_ROUNDS = 3
+
+
+def _offers_recall_tool(prompt, inner) -> bool:
+    """Whether to give the inner model the recall_memory tool on our own.
+
+    Only when the user passed no tools: then every tool call the model makes
+    is ours, and the wrapper can answer it without llm's chain machinery. Not
+    with a schema, which some providers refuse to combine with tools.
+    """
+    if (
+        prompt.tools
+        or prompt.schema
+        or prompt.options.memory is False
+        or not inner.supports_tools
+    ):
+        return False
+    try:
+        return load_settings().recall_tool
+    except Exception:
+        return False
+
+
 class MemoryModel(_MemoryModelMixin, llm.KeyModel):
     "A sync llm model that recalls before and extracts after every turn."
 
     def execute(self, prompt, stream, response, conversation, key=None):
         inner = self.inner
         inner_prompt = self._inner_prompt(prompt, inner, conversation)
-        if isinstance(inner, llm.KeyModel):
+        text = []
+        if _offers_recall_tool(prompt, inner):
+            chunks = self._with_recall_tool(inner, inner_prompt, stream, response, key)
+        elif isinstance(inner, llm.KeyModel):
             chunks = inner.execute(inner_prompt, stream, response, conversation, key)
         else:
             chunks = inner.execute(inner_prompt, stream, response, conversation)
-        text = []
         for chunk in chunks:
             text.append(_text_of(chunk))
             yield chunk
         self._after_response(prompt, response, conversation, text)
+
+    def _with_recall_tool(self, inner, inner_prompt, stream, response, key):
+        """Run the inner model with recall_memory offered, answering its calls
+        here. Only the text reaches the logged response: the tool round-trip
+        stays out of the conversation, as the memory block does."""
+        from .tools import recall_memory
+
+        inner_prompt.tools = [llm.Tool.function(recall_memory)]
+        options = inner_prompt.options.model_dump(exclude_unset=True)
+        private = llm.Response(inner_prompt, inner, stream, key=key)
+        input_tokens = output_tokens = 0
+        for round_number in range(MAX_TOOL_ROUNDS + 1):
+            for event in private.stream_events():
+                if event.type == "text" and event.chunk:
+                    yield event.chunk
+            input_tokens += private.input_tokens or 0
+            output_tokens += private.output_tokens or 0
+            if not private._tool_calls or round_number == MAX_TOOL_ROUNDS:
+                break
+            _debug(f"recall_memory called: {[c.arguments for c in private._tool_calls]}")
+            private = private.reply(stream=stream, options=options, key=key)
+        if input_tokens or output_tokens:
+            response.set_usage(input=input_tokens, output=output_tokens)
 
 
 class AsyncMemoryModel(_MemoryModelMixin, llm.AsyncKeyModel):

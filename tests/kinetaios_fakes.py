@@ -98,7 +98,14 @@ class FakeChat(llm.Model):
             return
         self.calls.append(texts)
         self.prompts.append(prompt)
+        if texts and texts[-1][0] == "tool":  # answer from the tool's output
+            yield "From memory: " + " ".join(p.output for p in prompt.messages[-1].parts)
+            return
         last_user = [t for role, t in texts if role == "user"][-1]
+        if last_user.startswith("recall:") and any(t.name == "recall_memory" for t in prompt.tools):
+            response.add_tool_call(llm.ToolCall(
+                name="recall_memory", arguments={"query": last_user[7:].strip()}, tool_call_id="call-1"))
+            return
         answer = f"echo: {last_user}"
         response.set_usage(input=len(last_user.split()), output=len(answer.split()))
         if prompt.schema:

@@ -1,5 +1,6 @@
 """The recall_memory tool against a seeded logs.db."""
 
+import json
 import re
 
 import llm
@@ -68,3 +69,26 @@ def test_history_is_searched_by_meaning_once_turns_are_embedded(runner, store, s
     assert not any("nginx" in (h["prompt"] or "") for h in _keyword_history(store, query, 5))
     history = recall_memory(query, limit=1).split("Past conversation turns")[1]
     assert "nginx returns 502" in history
+
+
+def test_memory_models_offer_the_tool_and_answer_its_calls_themselves(runner, store, fake, logs_db):
+    runner.invoke(cli, ["memories", "add", "User's servers run Debian"], catch_exceptions=False)
+    result = runner.invoke(cli, ["prompt", "-m", "memory-fake", "recall: Debian servers"],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "From memory:" in result.output and "User's servers run Debian" in result.output
+    assert [t.name for t in fake.prompts[0].tools] == ["recall_memory"]
+    assert fake.calls[1][-1][0] == "tool"  # the follow-up carried the tool's answer
+    # The round-trip stays out of the log: the turn holds the prompt and the final text.
+    logged = json.loads(runner.invoke(cli, ["logs", "--json", "-n", "1"]).output)[0]
+    assert logged["response"].startswith("From memory:")
+    assert not logs_db()["tool_calls"].exists() or logs_db()["tool_calls"].count == 0
+
+
+def test_the_tool_is_not_offered_when_turned_off_or_when_the_user_brings_tools(runner, fake, settings):
+    settings(recall_tool=False)
+    runner.invoke(cli, ["prompt", "-m", "memory-fake", "hello"], catch_exceptions=False)
+    assert fake.prompts[-1].tools == []
+    settings(recall_tool=True)
+    runner.invoke(cli, ["prompt", "-m", "memory-fake", "-T", "llm_version", "hello"], catch_exceptions=False)
+    assert [t.name for t in fake.prompts[-1].tools] == ["llm_version"]

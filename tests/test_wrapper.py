@@ -234,6 +234,7 @@ def test_schema_tools_fragments_attachments_usage_and_options_pass_through(runne
     assert json.loads(result.stdout.strip()) == {"echo": "Fragment text\nQuestion"}
     sent = fake.prompts[0]
     assert sent.schema["properties"] == {"echo": {"type": "string"}}
+    assert sent.tools == []  # recall_memory is not offered beside a schema
     assert sent.options.temperature == 0.5 and not hasattr(sent.options, "memory")
     assert [a.path for a in sent.attachments] == [str(image)]
     assert "Token usage: 3 input, 4 output" in result.stderr
