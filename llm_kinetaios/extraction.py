@@ -30,13 +30,26 @@ Do NOT extract:
 Write each fact as one short standalone sentence in the third person, starting with
 "User" or "The user", in the language the user wrote in.
 Facts listed under <known_facts> are remembered already: never repeat them, not even
-in other words; only add what is new or what changes them (then state the new fact).
-Return JSON: {"facts": ["...", "..."]}. Return {"facts": []} when there is nothing
+in other words. When the user says something that makes a known fact no longer true
+(they moved, changed job, changed a preference), state the new fact and list it under
+"updates" with the number of the known fact it replaces.
+Return JSON: {"facts": ["...", "..."], "updates": [{"fact": 1, "known": 2}]}, where
+"fact" counts facts from 1. Return {"facts": [], "updates": []} when there is nothing
 durable to learn, which is the common case."""
 
 EXTRACTION_SCHEMA = {
     "type": "object",
-    "properties": {"facts": {"type": "array", "items": {"type": "string"}}},
+    "properties": {
+        "facts": {"type": "array", "items": {"type": "string"}},
+        "updates": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"fact": {"type": "integer"}, "known": {"type": "integer"}},
+                "required": ["fact", "known"],
+            },
+        },
+    },
     "required": ["facts"],
 }
 
@@ -56,7 +69,7 @@ class Turn:
     def to_prompt(self) -> str:
         user = self.user[-MAX_INPUT_CHARS:]
         assistant = self.assistant[:MAX_INPUT_CHARS // 2]
-        known = "\n".join(f"- {fact}" for fact in self.known) or "(none)"
+        known = "\n".join(f"[{n}] {fact}" for n, fact in enumerate(self.known, 1)) or "(none)"
         return (
             f"<known_facts>\n{known}\n</known_facts>\n\n"
             f"<user_message>\n{user}\n</user_message>\n\n"
@@ -68,8 +81,16 @@ class ExtractionError(Exception):
     "The extraction model's answer could not be used."
 
 
-def extract_facts(model, turn: Turn) -> list[str]:
-    """Ask ``model`` for the durable facts in ``turn``; returns clean strings.
+@dataclass
+class Extracted:
+    facts: list[str]
+    # fact index (0-based) -> known fact index (0-based) that it replaces
+    updates: dict[int, int]
+
+
+def extract_facts(model, turn: Turn) -> Extracted:
+    """Ask ``model`` for the durable facts in ``turn`` and the known facts
+    they replace, in one call.
 
     Uses a JSON schema when the model supports one; parses leniently
     otherwise. Raises ExtractionError when the answer has no usable shape.
@@ -77,8 +98,29 @@ def extract_facts(model, turn: Turn) -> list[str]:
     kwargs = {"system": EXTRACTION_SYSTEM, "stream": False}
     if getattr(model, "supports_schema", False):
         kwargs["schema"] = EXTRACTION_SCHEMA
-    response = model.prompt(turn.to_prompt(), **kwargs)
-    return clean_facts(parse_facts(response.text()))
+    text = model.prompt(turn.to_prompt(), **kwargs).text()
+    raw = parse_facts(text)
+    facts = clean_facts(raw)
+    updates = {}
+    for update in parse_updates(text):
+        fact, known = update
+        if 0 <= fact < len(raw) and 0 <= known < len(turn.known) and raw[fact] in facts:
+            updates[facts.index(raw[fact])] = known
+    return Extracted(facts, updates)
+
+
+def parse_updates(text: str) -> list[tuple[int, int]]:
+    "(fact, known) pairs, 0-based, from an answer's \"updates\" list, if any."
+    start, end = text.find("{"), text.rfind("}")
+    try:
+        data = json.loads(text[start : end + 1]) if 0 <= start < end else {}
+    except ValueError:
+        return []
+    pairs = []
+    for item in (data.get("updates") or []) if isinstance(data, dict) else []:
+        if isinstance(item, dict) and isinstance(item.get("fact"), int) and isinstance(item.get("known"), int):
+            pairs.append((item["fact"] - 1, item["known"] - 1))
+    return pairs
 
 
 _FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)

@@ -189,13 +189,14 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dic
     embedding_model = resolve_embedding_model(settings)
     # Related facts already stored, so the model does not restate them.
     known = recall(
-        store, user_text, Settings(**{**settings.to_dict(), "recall_limit": 10}),
+        store, user_text, Settings(**{**settings.to_dict(), "recall_limit": 10,
+                                      "min_cosine_hits": 1, "min_keyword_hits": 1}),
         conversation_id=payload.get("conversation_id"),
         embedding_model=embedding_model, mark_used=False,
     )
-    turn = Turn(user_text, payload.get("assistant", ""),
-                tuple(m.content for m in known.memories if known.method != "recent"))
-    facts = extract_facts(model, turn)
+    known_memories = [m for m in known.memories] if known.method != "recent" else []
+    turn = Turn(user_text, payload.get("assistant", ""), tuple(m.content for m in known_memories))
+    extracted = extract_facts(model, turn)
     report = write_memories(
         store,
         [
@@ -205,13 +206,16 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dic
                 "source": "extracted",
                 "source_response_id": payload.get("response_id"),
                 "created_at": payload.get("created_at"),
+                # The extraction call itself said which known fact this replaces:
+                # supersession at no extra model call.
+                "supersedes": known_memories[extracted.updates[i]].id
+                if i in extracted.updates else None,
             }
-            for fact in facts
+            for i, fact in enumerate(extracted.facts)
         ],
         embedding_model=embedding_model,
-        judge_model=model,
     )
-    return {"facts": facts, "model": model.model_id, **report.to_dict()}
+    return {"facts": extracted.facts, "model": model.model_id, **report.to_dict()}
 
 
 HISTORY_BATCH = 200

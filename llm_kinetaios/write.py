@@ -8,10 +8,11 @@ import) and the ``memories`` table.
 4. Each remaining fact is compared with its nearest current memories, by
    embedding (one matrix product for the whole batch) or, without vectors,
    by word overlap. A near-duplicate is merged: not added.
-5. Facts that are close but not duplicates may update an older fact (moved
-   city, changed job). Only those, and only when a judge model is given, go
-   to one extra model call for the whole batch, which says for each pair
-   whether the new fact duplicates, updates or is unrelated to the old one.
+5. A fact may update an older one (moved city, changed job). Extraction says
+   so itself, in the same call (``supersedes``), so the common path costs no
+   extra call. Otherwise, when a judge model is given, the close pairs (and
+   only those) go to one extra call for the whole batch, which says whether
+   the new fact duplicates, updates or is unrelated to the old one.
    An update supersedes the old fact: kept as history, no longer recalled.
 """
 
@@ -71,6 +72,7 @@ class WriteReport:
     merged: int = 0
     secrets: int = 0
     superseded: list[tuple[str, str]] = field(default_factory=list)  # (old id, new id)
+    close_pairs: int = 0  # (new, old) pairs close enough to go to the judge
     judge_calls: int = 0
 
     @property
@@ -85,6 +87,7 @@ class WriteReport:
             "merged": self.merged,
             "secrets": self.secrets,
             "superseded": len(self.superseded),
+            "close_pairs": self.close_pairs,
             "judge_calls": self.judge_calls,
         }
 
@@ -194,6 +197,7 @@ def write_memories(
         for memory, _ in near:
             close_calls.append((len(to_add) - 1, memory))
 
+    report.close_pairs = len(close_calls)
     decisions: dict[int, str] = {}
     if close_calls and judge_model is not None:
         try:
@@ -203,7 +207,9 @@ def write_memories(
             log.exception("the update judge failed; close facts are kept side by side")
 
     drop: set[int] = set()
-    supersedes: list[tuple[int, str]] = []
+    supersedes: list[tuple[int, str]] = [
+        (i, c["supersedes"]) for i, c in enumerate(to_add) if c.get("supersedes")
+    ]
     for pair_number, (add_index, memory) in enumerate(close_calls, 1):
         relation = decisions.get(pair_number)
         if relation == "duplicate":
@@ -214,6 +220,7 @@ def write_memories(
     kept = [(i, c) for i, c in enumerate(to_add) if i not in drop]
     for _, candidate in kept:
         candidate.pop("_index", None)
+        candidate.pop("supersedes", None)
     added, skipped = store.add_many([c for _, c in kept])
     report.duplicates += skipped
     report.added = added

@@ -94,7 +94,12 @@ class FakeChat(llm.Model):
                 yield "Sure! Here is what I found: <<<nothing useful>>>"
                 return
             user = re.search(r"<user_message>\n(.*?)\n</user_message>", prompt.prompt, re.S)
-            yield json.dumps({"facts": facts_from(user.group(1) if user else "")})
+            facts = facts_from(user.group(1) if user else "")
+            known = re.findall(r"^\[(\d+)\] (.*)$", prompt.prompt, re.M)
+            # Same rule as the fake judge: same first three words = an update.
+            updates = [{"fact": i, "known": int(n)} for i, fact in enumerate(facts, 1)
+                       for n, old in known if fact.split()[:3] == old.split()[:3] and fact != old]
+            yield json.dumps({"facts": facts, "updates": updates})
             return
         self.calls.append(texts)
         self.prompts.append(prompt)

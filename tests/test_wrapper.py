@@ -146,7 +146,7 @@ def test_extraction_reads_the_user_message_not_the_recalled_block(runner, store,
     assert user_part == "My cat is bored, any cat toys?"
     # Related memories are shown only as facts already known, not to restate.
     known = re.search(r"<known_facts>\n(.*?)\n</known_facts>", extraction_input, re.S).group(1)
-    assert "- User owns a cat" in known
+    assert "[1] User owns a cat" in known
 
 
 def test_a_crashing_extractor_leaves_the_answer_and_the_store_intact(runner, store, fake):

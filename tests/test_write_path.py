@@ -186,3 +186,6 @@ def test_extraction_through_the_cli_supersedes(runner, store, fake):
     runner.invoke(cli, ["prompt", "-m", "memory-fake", "I live in Lisbon now."], catch_exceptions=False)
     assert [m.content for m in store.list()] == ["User live in Lisbon now"]
     assert len(store.list(history=True)) == 2
+    # The extraction call named the fact it replaces: no judge call was needed.
+    assert fake.judge_calls == [] and len(fake.extraction_calls) == 2
+    assert "[1] User live in Berlin" in fake.extraction_calls[1][-1][1]
