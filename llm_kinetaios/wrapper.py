@@ -144,7 +144,7 @@ class _MemoryModelMixin:
 
     # The turn ---------------------------------------------------------------
 
-    def _inner_prompt(self, prompt, inner, conversation):
+    def _inner_prompt(self, prompt, inner, conversation, settings: Settings):
         """Recall, then the prompt the inner model is sent. Never raises."""
         inner_prompt = copy.copy(prompt)
         inner_prompt.model = inner
@@ -154,7 +154,6 @@ class _MemoryModelMixin:
         if prompt.options.memory is False:
             return inner_prompt
         try:
-            settings = load_settings()
             block = self._recall_block(prompt, conversation, settings)
             if block:
                 self._inject(inner_prompt, prompt, inner, block, settings)
@@ -218,12 +217,11 @@ class _MemoryModelMixin:
             messages.insert(last_user, Message(role="user", parts=[TextPart(text=block)]))
         inner_prompt._explicit_messages = messages
 
-    def _after_response(self, prompt, response, conversation, text_chunks) -> None:
+    def _after_response(self, prompt, response, conversation, text_chunks, settings) -> None:
         """Queue extraction for this turn and start the worker. Never raises."""
         try:
             if prompt.options.memory is False or getattr(response, "_tool_calls", None):
                 return  # off, or a tool call: extract once the chain's answer is in
-            settings = load_settings()
             if settings.paused:
                 return
             from .recall import message_text
@@ -278,7 +276,7 @@ def _debug(message: str) -> None:
 MAX_TOOL_ROUNDS = 3
 
 
-def _offers_recall_tool(prompt, inner) -> bool:
+def _offers_recall_tool(prompt, inner, settings: Settings) -> bool:
     """Whether to give the inner model the recall_memory tool on our own.
 
     Only when the user passed no tools: then every tool call the model makes
@@ -292,10 +290,7 @@ def _offers_recall_tool(prompt, inner) -> bool:
         or not inner.supports_tools
     ):
         return False
-    try:
-        return load_settings().recall_tool
-    except Exception:
-        return False
+    return settings.recall_tool
 
 
 class MemoryModel(_MemoryModelMixin, llm.KeyModel):
@@ -303,9 +298,10 @@ class MemoryModel(_MemoryModelMixin, llm.KeyModel):
 
     def execute(self, prompt, stream, response, conversation, key=None):
         inner = self.inner
-        inner_prompt = self._inner_prompt(prompt, inner, conversation)
+        settings = load_settings()  # once per turn: a small JSON file
+        inner_prompt = self._inner_prompt(prompt, inner, conversation, settings)
         text = []
-        if _offers_recall_tool(prompt, inner):
+        if _offers_recall_tool(prompt, inner, settings):
             chunks = self._with_recall_tool(inner, inner_prompt, stream, response, key)
         elif isinstance(inner, llm.KeyModel):
             chunks = inner.execute(inner_prompt, stream, response, conversation, key)
@@ -314,7 +310,7 @@ class MemoryModel(_MemoryModelMixin, llm.KeyModel):
         for chunk in chunks:
             text.append(_text_of(chunk))
             yield chunk
-        self._after_response(prompt, response, conversation, text)
+        self._after_response(prompt, response, conversation, text, settings)
 
     def _with_recall_tool(self, inner, inner_prompt, stream, response, key):
         """Run the inner model with recall_memory offered, answering its calls
@@ -356,7 +352,8 @@ class AsyncMemoryModel(_MemoryModelMixin, llm.AsyncKeyModel):
     async def execute(self, prompt, stream, response, conversation, key=None):
         inner = self.inner
         # Recall and queueing touch SQLite briefly; cheap enough to run inline.
-        inner_prompt = self._inner_prompt(prompt, inner, conversation)
+        settings = load_settings()
+        inner_prompt = self._inner_prompt(prompt, inner, conversation, settings)
         if isinstance(inner, llm.AsyncKeyModel):
             chunks = inner.execute(inner_prompt, stream, response, conversation, key)
         else:
@@ -365,4 +362,4 @@ class AsyncMemoryModel(_MemoryModelMixin, llm.AsyncKeyModel):
         async for chunk in chunks:
             text.append(_text_of(chunk))
             yield chunk
-        self._after_response(prompt, response, conversation, text)
+        self._after_response(prompt, response, conversation, text, settings)
