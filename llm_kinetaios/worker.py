@@ -277,7 +277,7 @@ def wait_until_logged(store: MemoryStore, seconds: float = LOG_WAIT_SECONDS) -> 
         json.loads(row[0]).get("response_id")
         for row in store.db.execute("select payload from memory_jobs where status = 'pending'")
     ]
-    ids = [i for i in ids if i]
+    ids = sorted({i for i in ids if i})  # a turn queues several jobs: one id each
     while ids and time.monotonic() < deadline:
         marks = ", ".join("?" for _ in ids)
         logged = store.db.execute(f"select count(*) from turns where id in ({marks})", ids).fetchone()[0]

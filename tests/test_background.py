@@ -98,3 +98,19 @@ def _alive(pid):
     except ProcessLookupError:
         return False
     return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+
+
+def test_the_worker_does_not_wait_once_the_turn_is_logged(user_path):
+    from llm_kinetaios.store import MemoryStore
+    from llm_kinetaios.worker import wait_until_logged
+
+    store = MemoryStore.open()
+    store.db.execute("create table if not exists turns (id text primary key)")
+    store.db.execute("insert into turns (id) values ('r1')")
+    store.db.conn.commit()
+    # One turn queues two jobs with the same response id.
+    store.enqueue_job("extract", {"response_id": "r1"})
+    store.enqueue_job("index_history", {"response_id": "r1"})
+    started = time.monotonic()
+    wait_until_logged(store, seconds=30)
+    assert time.monotonic() - started < 10  # returned on the condition, not the deadline
