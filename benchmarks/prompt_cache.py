@@ -50,6 +50,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _common import markdown_table  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 TARGET = 0.90
 SYSTEM_PROMPT = "You are a helpful assistant. Answer clearly and accurately."
@@ -207,12 +209,6 @@ def shares(serialised: list[bytes]) -> list[float]:
 # --------------------------------------------------------------------------- report
 
 
-def table(headers, rows) -> str:
-    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    line = lambda row: "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |"  # noqa: E731
-    return "\n".join([line(cells[0]), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-                     + [line(r) for r in cells[1:]])
 
 
 def main() -> None:
@@ -269,7 +265,7 @@ def main() -> None:
                  f"{statistics.mean(len(x) for x in sticky[:-1]):.0f}",
                  f"{100 * statistics.mean(s_delta):.1f}%",
                  f"{statistics.mean(len(x) for x in delta[:-1]):.0f}", ""])
-    print(table(["turn", "request bytes (ours)", "block bytes", "block differs next turn",
+    print(markdown_table(["turn", "request bytes (ours)", "block bytes", "block differs next turn",
                  "ours: prefix of next", "seed: prefix of next", "sticky: prefix of next",
                  "sticky bytes", "sticky-delta: prefix of next", "sticky-delta bytes",
                  f">= {TARGET:.0%} (ours)"], rows))

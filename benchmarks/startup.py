@@ -50,6 +50,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fake_models  # noqa: E402
 
+from _common import markdown_table  # noqa: E402
+
 TARGET_RATIO = 1.05
 CONFIGS = {
     "anthropic": ("llm-anthropic", False),
@@ -178,12 +180,6 @@ def importtime_ms(env: dict, prefix: str) -> float:
     return total / 1000
 
 
-def table(headers, rows) -> str:
-    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    line = lambda row: "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |"  # noqa: E731
-    return "\n".join([line(cells[0]), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-                     + [line(r) for r in cells[1:]])
 
 
 def main() -> None:
@@ -207,7 +203,7 @@ def main() -> None:
             print(f"\n## {label}, median of {rounds} interleaved rounds (ms)\n")
             rows = [[cmd] + [f"{statistics.median(times[metric][cmd][n]):.0f}" for n in envs]
                     for cmd in COMMANDS]
-            print(table(["command"] + list(envs), rows))
+            print(markdown_table(["command"] + list(envs), rows))
 
         print("\n## Ratios (target: plugin <= 5% slower; verdict on the paired wall ratio)\n")
         rows = []
@@ -222,7 +218,7 @@ def main() -> None:
                 verdict = "met" if paired <= TARGET_RATIO else "NOT met"
                 rows.append([cmd, f"{cand} / {base}", meaning, f"{ratio_of_medians:.3f}",
                              f"{paired:.3f}", f"{cpu_paired:.3f}", f"{added:+.0f}", verdict])
-        print(table(["command", "candidate / baseline", "what it measures",
+        print(markdown_table(["command", "candidate / baseline", "what it measures",
                      "wall: ratio of medians", "wall: median paired ratio",
                      "CPU: median paired ratio", "wall: median paired added ms", "<= 1.05"], rows))
 
@@ -254,7 +250,7 @@ def main() -> None:
                   f".db/.json files opened: {sorted(set(ev['open'])) or 'none'} "
                   f"(baseline {sorted(set(base_ev['open'])) or 'none'})")
         print()
-        print(table(["pair", "module", "imported by baseline", "imported with plugin", ""], rows))
+        print(markdown_table(["pair", "module", "imported by baseline", "imported with plugin", ""], rows))
 
         print(f"\n## Import time of the plugin's modules in `llm --help` "
               f"(python -X importtime, self time summed, median of {runs} runs)\n")
@@ -267,7 +263,7 @@ def main() -> None:
             numpy_ms = statistics.median(importtime_ms(envs[name], "numpy") for _ in range(runs))
             rows.append([name, f"{ours:.1f}", "-" if anth is None else f"{anth:.1f}",
                          f"{numpy_ms:.1f}"])
-        print(table(["configuration", "llm_kinetaios.* ms", "llm_anthropic + anthropic.* ms",
+        print(markdown_table(["configuration", "llm_kinetaios.* ms", "llm_anthropic + anthropic.* ms",
                      "numpy.* ms (imported by sqlite_utils, not by the plugin)"], rows))
 
 

