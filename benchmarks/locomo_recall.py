@@ -238,11 +238,22 @@ class IndexedConversation:
     dia_ids: dict[str, set[str]]  # memory id -> the turns it stands for
     embed_seconds: float
 
+    @classmethod
+    def of(cls, store: MemoryStore, model, dia_ids, embed_seconds: float) -> "IndexedConversation":
+        "Wrap a filled store, reading back the vectors of its current memories."
+        ids, blob = store.vectors(model.model_id)
+        return cls(store, ids, matrix_from_blob(blob, len(ids)), dia_ids, embed_seconds)
 
-def index_conversation(conv: Conversation, model, db_path: Path) -> IndexedConversation:
+
+def scratch_store(db_path: Path) -> MemoryStore:
     store = MemoryStore.open(db_path)
     # A throwaway store: an fsync per mark_used() would dominate the run time.
     store.db.execute("PRAGMA synchronous = OFF")
+    return store
+
+
+def embed_turns(conv: Conversation, model) -> tuple[np.ndarray, float]:
+    "(one passage vector per turn, seconds taken)."
     start = time.perf_counter()
     vectors = np.concatenate(
         [
@@ -250,7 +261,16 @@ def index_conversation(conv: Conversation, model, db_path: Path) -> IndexedConve
             for i in range(0, len(conv.turns), 64)
         ]
     )
-    embed_seconds = time.perf_counter() - start
+    return vectors, time.perf_counter() - start
+
+
+def index_conversation(conv: Conversation, model, db_path: Path, vectors=None) -> IndexedConversation:
+    "Every turn as one memory, via add_many. ``vectors`` may be embed_turns' output, reused."
+    store = scratch_store(db_path)
+    if vectors is None:
+        vectors, embed_seconds = embed_turns(conv, model)
+    else:
+        embed_seconds = 0.0
     items = [
         dict(
             content=t.content,
@@ -268,8 +288,7 @@ def index_conversation(conv: Conversation, model, db_path: Path) -> IndexedConve
     for t in conv.turns:
         turns_by_key[content_key(t.content)].add(t.dia_id)
     dia_ids = {m.id: turns_by_key[content_key(m.content)] for m in added}
-    ids, blob = store.vectors(model.model_id)
-    return IndexedConversation(store, ids, matrix_from_blob(blob, len(ids)), dia_ids, embed_seconds)
+    return IndexedConversation.of(store, model, dia_ids, embed_seconds)
 
 
 # Rankings -----------------------------------------------------------------
@@ -351,29 +370,36 @@ def evaluate_facts(conv, model, foreign, tally: Tally) -> None:
         tally.fact_scores[group].append(kth_best(matrix @ model.embed_query(text), 3))
 
 
+def score_question(q: Question, index: IndexedConversation, model, tally: Tally) -> np.ndarray:
+    """Tally Recall@k of every method (and the cascade's stage) for one
+    question; returns the cosine scores of all memories."""
+    default = Settings()
+    tally.questions[q.category] += 1
+    qvec = model.embed_query(q.text)
+    cos_full, scores = rank_cosine(index, qvec)
+    fts_full = rank_fts(index.store, q.text, len(index.ids))
+    ranked = {
+        "fts": fts_full[: max(KS)],
+        "cosine": cos_full[: max(KS)],
+        "rrf": rrf([cos_full, fts_full], max(KS)),
+    }
+    for k in KS:
+        for method, ranking in ranked.items():
+            tally.recall[(method, k)].append((q.category, recall_at(ranking[:k], index, q.evidence)))
+        settings = Settings(recall_limit=k)
+        result = recall_mod.recall(index.store, q.text, settings, embedding_model=model)
+        tally.recall[("cascade", k)].append(
+            (q.category, recall_at([m.id for m in result.memories], index, q.evidence))
+        )
+        if k == default.recall_limit:
+            tally.stages[group_of(q.category)][stage_of(result.method)] += 1
+    return scores
+
+
 def evaluate(conv, index, model, foreign, thresholds, tally: Tally) -> None:
     default = Settings()
-    n = len(index.ids)
     for q in conv.questions:
-        tally.questions[q.category] += 1
-        qvec = model.embed_query(q.text)
-        cos_full, scores = rank_cosine(index, qvec)
-        fts_full = rank_fts(index.store, q.text, n)
-        ranked = {
-            "fts": fts_full[: max(KS)],
-            "cosine": cos_full[: max(KS)],
-            "rrf": rrf([cos_full, fts_full], max(KS)),
-        }
-        for k in KS:
-            for method, ranking in ranked.items():
-                tally.recall[(method, k)].append((q.category, recall_at(ranking[:k], index, q.evidence)))
-            settings = Settings(recall_limit=k)
-            result = recall_mod.recall(index.store, q.text, settings, embedding_model=model)
-            tally.recall[("cascade", k)].append(
-                (q.category, recall_at([m.id for m in result.memories], index, q.evidence))
-            )
-            if k == default.recall_limit:
-                tally.stages[group_of(q.category)][stage_of(result.method)] += 1
+        scores = score_question(q, index, model, tally)
         for threshold in thresholds:
             settings = Settings(recall_limit=15, min_similarity=threshold)
             result = recall_mod.recall(index.store, q.text, settings, embedding_model=model)

@@ -340,20 +340,20 @@ class MemoryStore:
             )
         )
 
-    def existing_keys(self, keys: Iterable[str]) -> set[str]:
-        "Which of these normalised contents are stored already."
+    def existing_keys(self, keys: Iterable[str]) -> dict[str, str]:
+        """Which of these normalised contents are stored already: content key
+        -> id of the current memory holding it (there is at most one)."""
         keys = list(set(keys))
-        found: set[str] = set()
+        found: dict[str, str] = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             marks = ", ".join("?" for _ in chunk)
             found.update(
-                row[0]
-                for row in self.db.execute(
-                    f"select content_key from memories where superseded_by is null "
+                self.db.execute(
+                    f"select content_key, id from memories where superseded_by is null "
                     f"and content_key in ({marks})",
                     chunk,
-                )
+                ).fetchall()
             )
         return found
 

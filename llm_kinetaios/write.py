@@ -68,6 +68,12 @@ JUDGE_SCHEMA = {
 @dataclass
 class WriteReport:
     added: list[Memory] = field(default_factory=list)
+    # Where each input went, by its index in ``items``: the input each added
+    # memory came from (same order as ``added``), and the inputs not added
+    # because a current memory already says the same (exact duplicate,
+    # near-duplicate, or judged duplicate) with that memory's id.
+    added_from: list[int] = field(default_factory=list)
+    merged_into: list[tuple[int, str]] = field(default_factory=list)  # (input index, memory id)
     duplicates: int = 0
     merged: int = 0
     secrets: int = 0
@@ -121,7 +127,9 @@ def write_memories(
 
     report = WriteReport()
     candidates: list[dict] = []
-    seen_keys: set[str] = set()
+    first_with_key: dict[str, int] = {}  # content key -> first input index with it
+    repeats: list[tuple[int, str]] = []  # (input index, key) of in-batch exact duplicates
+    home: dict[int, str] = {}  # input index -> id of the memory that stands for it
     for index, item in enumerate(items):
         content = " ".join(item["content"].split())
         if contains_secret(content):
@@ -132,16 +140,22 @@ def write_memories(
             content, datetime.datetime.fromtimestamp(created / 1000)
         )
         key = content_key(content)
-        if key in seen_keys:
+        if key in first_with_key:
             report.duplicates += 1
+            repeats.append((index, key))
             continue
-        seen_keys.add(key)
-        candidates.append({**item, "content": content, "_index": index})
-    existing = store.existing_keys(content_key(c["content"]) for c in candidates)
-    fresh = [c for c in candidates if content_key(c["content"]) not in existing]
+        first_with_key[key] = index
+        candidates.append({**item, "content": content, "_index": index, "_key": key})
+    existing = store.existing_keys(c["_key"] for c in candidates)
+    fresh = []
+    for candidate in candidates:
+        if candidate["_key"] in existing:
+            home[candidate["_index"]] = existing[candidate["_key"]]
+        else:
+            fresh.append(candidate)
     report.duplicates += len(candidates) - len(fresh)
     if not fresh:
-        return report
+        return _placed(report, home, first_with_key, repeats)
 
     # Vectors for the new facts.
     matrix = None
@@ -192,6 +206,7 @@ def write_memories(
     for candidate, near in zip(fresh, neighbours):
         if near and near[0][1] >= duplicate_level:
             report.merged += 1
+            home[candidate["_index"]] = near[0][0].id
             continue
         to_add.append(candidate)
         for memory, _ in near:
@@ -214,22 +229,36 @@ def write_memories(
         relation = decisions.get(pair_number)
         if relation == "duplicate":
             drop.add(add_index)
+            home.setdefault(to_add[add_index]["_index"], memory.id)
         elif relation == "updates":
             supersedes.append((add_index, memory.id))
     report.merged += len(drop)
-    kept = [(i, c) for i, c in enumerate(to_add) if i not in drop]
-    for _, candidate in kept:
-        candidate.pop("_index", None)
-        candidate.pop("supersedes", None)
-    added, skipped = store.add_many([c for _, c in kept])
+    kept = [c for i, c in enumerate(to_add) if i not in drop]
+    index_by_key = {c["_key"]: c["_index"] for c in kept}
+    added, skipped = store.add_many(
+        [{k: v for k, v in c.items() if k not in ("_index", "_key", "supersedes")} for c in kept]
+    )
     report.duplicates += skipped
     report.added = added
     added_by_key = {content_key(m.content): m.id for m in added}
+    report.added_from = [index_by_key[content_key(m.content)] for m in added]
+    home.update(zip(report.added_from, (m.id for m in added)))
     for add_index, old_id in supersedes:
-        new_id = added_by_key.get(content_key(to_add[add_index]["content"]))
+        new_id = added_by_key.get(to_add[add_index]["_key"])
         if new_id:
             store.supersede(old_id, new_id)
             report.superseded.append((old_id, new_id))
+    return _placed(report, home, first_with_key, repeats)
+
+
+def _placed(report: WriteReport, home: dict[int, str], first_with_key, repeats) -> WriteReport:
+    """Fill ``report.merged_into`` from ``home``; an in-batch repeat goes
+    wherever the first input with its content went."""
+    for index, key in repeats:
+        if first_with_key[key] in home:
+            home[index] = home[first_with_key[key]]
+    added = set(report.added_from)
+    report.merged_into = sorted((i, memory_id) for i, memory_id in home.items() if i not in added)
     return report
 
 

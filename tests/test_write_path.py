@@ -131,10 +131,26 @@ def test_near_duplicates_are_merged_not_added(store, embed):
     assert store.count() == 1
 
 
+def test_report_says_which_memory_each_input_went_to(store, embed):
+    berlin = write_memories(store, [{"content": "User lives in Berlin Germany"}],
+                            embedding_model=embed).added[0]
+    report = write_memories(store, [
+        {"content": "User plays the cello"},
+        {"content": "User lives in Germany, Berlin"},  # near-duplicate of a stored memory
+        {"content": "user lives in berlin germany"},  # exact duplicate of a stored memory
+        {"content": "User plays the cello."},  # exact duplicate of an earlier input
+    ], embedding_model=embed)
+    cello = report.added[0]
+    assert report.added_from == [0]
+    assert report.merged_into == [(1, berlin.id), (2, berlin.id), (3, cello.id)]
+    assert report.to_dict()["merged"] == 1 and report.to_dict()["duplicates"] == 2
+
+
 def test_near_duplicates_are_merged_without_embeddings(store):
-    write_memories(store, [{"content": "User lives in Berlin Germany"}])
+    old = write_memories(store, [{"content": "User lives in Berlin Germany"}]).added[0]
     report = write_memories(store, [{"content": "User lives in Germany, Berlin!"}])
     assert report.merged == 1 and store.count() == 1
+    assert report.merged_into == [(0, old.id)]
 
 
 def test_an_update_supersedes_the_old_fact(runner, store, embed, fake):
