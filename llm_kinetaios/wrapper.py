@@ -354,7 +354,9 @@ class AsyncMemoryModel(_MemoryModelMixin, llm.AsyncKeyModel):
         # Recall and queueing touch SQLite briefly; cheap enough to run inline.
         settings = load_settings()
         inner_prompt = self._inner_prompt(prompt, inner, conversation, settings)
-        if isinstance(inner, llm.AsyncKeyModel):
+        if _offers_recall_tool(prompt, inner, settings):
+            chunks = self._with_recall_tool(inner, inner_prompt, stream, response, key)
+        elif isinstance(inner, llm.AsyncKeyModel):
             chunks = inner.execute(inner_prompt, stream, response, conversation, key)
         else:
             chunks = inner.execute(inner_prompt, stream, response, conversation)
@@ -363,3 +365,24 @@ class AsyncMemoryModel(_MemoryModelMixin, llm.AsyncKeyModel):
             text.append(_text_of(chunk))
             yield chunk
         self._after_response(prompt, response, conversation, text, settings)
+
+    async def _with_recall_tool(self, inner, inner_prompt, stream, response, key):
+        "MemoryModel._with_recall_tool, awaiting the inner model."
+        from .tools import recall_memory
+
+        inner_prompt.tools = [llm.Tool.function(recall_memory)]
+        options = inner_prompt.options.model_dump(exclude_unset=True)
+        private = llm.AsyncResponse(inner_prompt, inner, stream, key=key)
+        input_tokens = output_tokens = 0
+        for round_number in range(MAX_TOOL_ROUNDS + 1):
+            async for event in private.astream_events():
+                if event.type == "text" and event.chunk:
+                    yield event.chunk
+            input_tokens += private.input_tokens or 0
+            output_tokens += private.output_tokens or 0
+            if not private._tool_calls or round_number == MAX_TOOL_ROUNDS:
+                break
+            _debug(f"recall_memory called: {[c.arguments for c in private._tool_calls]}")
+            private = await private.reply(stream=stream, options=options, key=key)
+        if input_tokens or output_tokens:
+            response.set_usage(input=input_tokens, output=output_tokens)

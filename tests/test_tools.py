@@ -85,6 +85,19 @@ def test_memory_models_offer_the_tool_and_answer_its_calls_themselves(runner, st
     assert not logs_db()["tool_calls"].exists() or logs_db()["tool_calls"].count == 0
 
 
+def test_async_memory_models_offer_the_tool_too(runner, store, fake, logs_db):
+    runner.invoke(cli, ["memories", "add", "User's servers run Debian"], catch_exceptions=False)
+    result = runner.invoke(cli, ["prompt", "--async", "-m", "memory-fake", "recall: Debian servers"],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "From memory:" in result.output and "User's servers run Debian" in result.output
+    assert [t.name for t in fake.prompts[0].tools] == ["recall_memory"]
+    assert fake.calls[1][-1][0] == "tool"
+    logged = json.loads(runner.invoke(cli, ["logs", "--json", "-n", "1"]).output)[0]
+    assert logged["response"].startswith("From memory:")
+    assert not logs_db()["tool_calls"].exists() or logs_db()["tool_calls"].count == 0
+
+
 def test_the_tool_is_not_offered_when_turned_off_or_when_the_user_brings_tools(runner, fake, settings):
     settings(recall_tool=False)
     runner.invoke(cli, ["prompt", "-m", "memory-fake", "hello"], catch_exceptions=False)
