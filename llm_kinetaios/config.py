@@ -39,6 +39,11 @@ class Settings:
     query_chars: int = 500
     scope: str = "all"  # "all" or "conversation"
     ranking: str = "hybrid"  # "hybrid" (cosine + keywords, fused) or "cosine"
+    # "sticky": earlier turns' blocks are re-sent where they were, and a turn
+    # adds only memories the conversation has not seen (the request stays a
+    # prefix of the next: provider caches hit). "fresh": one new block per
+    # turn, just before the newest message. See injection.py.
+    injection: str = "sticky"
     # Extraction
     extraction_model: str | None = None  # None: the wrapped model itself
     paused: bool = False
@@ -58,6 +63,7 @@ class Settings:
 
 SCOPES = ("all", "conversation")
 RANKINGS = ("hybrid", "cosine")
+INJECTIONS = ("sticky", "fresh")
 
 
 def settings_path() -> Path:
@@ -126,6 +132,10 @@ def coerce_setting(key: str, value):
     if key == "ranking":
         if value not in RANKINGS:
             raise ValueError(f"ranking must be one of: {', '.join(RANKINGS)}")
+        return value
+    if key == "injection":
+        if value not in INJECTIONS:
+            raise ValueError(f"injection must be one of: {', '.join(INJECTIONS)}")
         return value
     if isinstance(default, bool):
         if isinstance(value, bool):

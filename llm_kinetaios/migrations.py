@@ -191,3 +191,24 @@ def m005_turn_embeddings(db):
         if_not_exists=True,
     )
     db["kinetaios_turn_embeddings"].create_index(["embedding_model"], if_not_exists=True)
+
+
+@migration
+def m006_injections(db):
+    # Which memories each turn's block showed, so later turns re-send the
+    # same block in the same place (injection.py). Ids and a hash only: the
+    # text is rebuilt from the memories, so a deleted memory leaves no copy.
+    db["kinetaios_injections"].create(
+        {
+            "conversation_id": str,  # "" when the prompt has no conversation
+            "fingerprint": str,  # of the user messages up to this turn
+            "memory_ids": str,  # JSON list, in block order
+            "block_sha": str,  # sha256 of the block as sent
+            "reset": int,  # 1: earlier turns' blocks were no longer sent
+            "created_at": int,
+        },
+        pk=("conversation_id", "fingerprint"),
+        not_null={"conversation_id", "fingerprint", "memory_ids", "block_sha", "reset", "created_at"},
+        if_not_exists=True,
+    )
+

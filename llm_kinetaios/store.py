@@ -575,6 +575,46 @@ class MemoryStore:
     def _next_seq(self) -> int:
         return self.db.execute("select coalesce(max(seq), 0) + 1 from memories").fetchone()[0]
 
+    # Injected blocks (injection.py) -------------------------------------
+
+    def injections(self, conversation_id: str | None, fingerprints: Sequence[str]) -> dict[str, dict]:
+        """The recorded blocks of these turns of a conversation: fingerprint
+        -> row, with ``memory_ids`` decoded."""
+        fingerprints = list(fingerprints)
+        found: dict[str, dict] = {}
+        for start in range(0, len(fingerprints), 500):
+            chunk = fingerprints[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for row in self.db.query(
+                "select fingerprint, memory_ids, block_sha, reset from kinetaios_injections "
+                f"where conversation_id = ? and fingerprint in ({marks})",
+                [conversation_id or "", *chunk],
+            ):
+                found[row["fingerprint"]] = {**row, "memory_ids": json.loads(row["memory_ids"])}
+        return found
+
+    def record_injection(
+        self,
+        conversation_id: str | None,
+        fingerprint: str,
+        memory_ids: Sequence[str],
+        block_sha: str,
+        reset: bool,
+    ) -> None:
+        "Record what one turn's block showed (replacing an earlier record of the same turn)."
+        with self.transaction():
+            self.db["kinetaios_injections"].insert(
+                {
+                    "conversation_id": conversation_id or "",
+                    "fingerprint": fingerprint,
+                    "memory_ids": json.dumps(list(memory_ids)),
+                    "block_sha": block_sha,
+                    "reset": int(reset),
+                    "created_at": now_ms(),
+                },
+                replace=True,
+            )
+
     # The job queue --------------------------------------------------------
 
     def enqueue_job(self, kind: str, payload: dict) -> int:

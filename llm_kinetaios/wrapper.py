@@ -128,6 +128,8 @@ class _MemoryModelMixin:
         return options_with_memory(inner.Options if inner else llm.Options)
 
     can_stream = _delegated("can_stream", False)
+    # A model that takes no history refuses -c wrapped as it does unwrapped.
+    supports_conversation = _delegated("supports_conversation", True)
     supports_tools = _delegated("supports_tools", False)
     supports_schema = _delegated("supports_schema", False)
     attachment_types = _delegated("attachment_types", frozenset())
@@ -145,24 +147,36 @@ class _MemoryModelMixin:
     # The turn ---------------------------------------------------------------
 
     def _inner_prompt(self, prompt, inner, conversation, settings: Settings):
-        """Recall, then the prompt the inner model is sent. Never raises."""
+        """Recall, then (the prompt the inner model is sent, the Injection
+        made, or None). Never raises."""
         inner_prompt = copy.copy(prompt)
         inner_prompt.model = inner
         values = prompt.options.model_dump(exclude_unset=True)
         values.pop("memory", None)
         inner_prompt.options = inner.Options(**values)
         if prompt.options.memory is False:
-            return inner_prompt
+            return inner_prompt, None
         try:
-            block = self._recall_block(prompt, conversation, settings)
-            if block:
-                self._inject(inner_prompt, prompt, inner, block, settings)
+            use_prefix = self._uses_prefix(inner, settings)
+            injection = self._plan_injection(prompt, inner, conversation, settings)
+            if injection.blocks:
+                self._inject(inner_prompt, prompt, injection.blocks, use_prefix)
+            return inner_prompt, injection
         except Exception:
             log.exception("recall failed; answering without memories")
-        return inner_prompt
+            return inner_prompt, None
 
-    def _recall_block(self, prompt, conversation, settings: Settings) -> str | None:
+    def _uses_prefix(self, inner, settings: Settings) -> bool:
+        "Whether blocks are prefixed to the user's text instead of sent as messages of their own."
+        return (
+            not inner.supports_conversation
+            or inner.model_id in settings.prefix_models
+            or self.model_id in settings.prefix_models
+        )
+
+    def _plan_injection(self, prompt, inner, conversation, settings: Settings):
         from .embeddings import resolve_embedding_model
+        from .injection import Injection, fresh_injection, sticky_injection
         from .recall import format_block, recall, recall_query
         from .store import MemoryStore
 
@@ -170,94 +184,116 @@ class _MemoryModelMixin:
             prompt.messages, count=settings.query_messages, max_chars=settings.query_chars
         )
         if not query:
-            return None
+            return Injection()
         conversation_id = conversation.id if conversation else None
-        # A chain (tool calls) sends the same user message several times:
-        # reuse the block so the whole chain shares one cacheable prefix.
-        cache_key = (conversation_id, hashlib.sha256(query.encode()).hexdigest())
-        if cache_key in self._block_cache:
-            return self._block_cache[cache_key]
         store = MemoryStore.open()
         try:
-            result = recall(
-                store,
-                query,
-                settings,
-                conversation_id=conversation_id,
-                embedding_model=resolve_embedding_model(settings),
-            )
+
+            def recalled():
+                result = recall(
+                    store,
+                    query,
+                    settings,
+                    conversation_id=conversation_id,
+                    embedding_model=resolve_embedding_model(settings),
+                )
+                _debug(f"recall: {result.method}, {len(result.memories)} memories")
+                return result.memories
+
+            if settings.injection == "sticky":
+                injection = sticky_injection(
+                    store, prompt.messages, conversation_id, recalled, settings.recall_limit
+                )
+                _debug(
+                    f"sticky: {injection.earlier} earlier blocks re-sent, "
+                    f"{injection.new_memories} new memories"
+                    + (" (reset)" if injection.reset else "")
+                )
+                return injection
+            # A chain (tool calls) sends the same user message several times:
+            # reuse the block so the whole chain shares one cacheable prefix.
+            cache_key = (conversation_id, hashlib.sha256(query.encode()).hexdigest())
+            if cache_key not in self._block_cache:
+                memories = recalled()
+                self._block_cache = {cache_key: (format_block(memories), len(memories))}
+            return fresh_injection(prompt.messages, *self._block_cache[cache_key])
         finally:
             store.close()
-        block = format_block(result.memories)
-        _debug(f"recall: {result.method}, {len(result.memories)} memories")
-        self._block_cache = {cache_key: block}
-        return block
 
-    def _inject(self, inner_prompt, prompt, inner, block, settings) -> None:
+    def _inject(self, inner_prompt, prompt, blocks: dict[int, str], use_prefix: bool) -> None:
+        "Send each block just before (or, prefixing, inside) the message at its index."
         from llm.parts import Message, TextPart
 
         messages = list(prompt.messages)
-        last_user = max(
-            (i for i, m in enumerate(messages) if m.role == "user"), default=None
-        )
-        if last_user is None:
-            return
-        use_prefix = (
-            not inner.supports_conversation
-            or inner.model_id in settings.prefix_models
-            or self.model_id in settings.prefix_models
-        )
-        if use_prefix:
-            original = messages[last_user]
-            messages[last_user] = Message(
-                role="user", parts=[TextPart(text=block + "\n\n"), *original.parts]
-            )
-            inner_prompt._prompt = f"{block}\n\n{prompt._prompt or ''}"
-        else:
-            messages.insert(last_user, Message(role="user", parts=[TextPart(text=block)]))
+        newest = max(i for i, m in enumerate(messages) if m.role == "user")
+        for index in sorted(blocks, reverse=True):  # from the end: indexes stay valid
+            if use_prefix:
+                original = messages[index]
+                messages[index] = Message(
+                    role="user", parts=[TextPart(text=blocks[index] + "\n\n"), *original.parts]
+                )
+            else:
+                messages.insert(index, Message(role="user", parts=[TextPart(text=blocks[index])]))
+        if use_prefix and newest in blocks:
+            inner_prompt._prompt = f"{blocks[newest]}\n\n{prompt._prompt or ''}"
         inner_prompt._explicit_messages = messages
 
-    def _after_response(self, prompt, response, conversation, text_chunks, settings) -> None:
-        """Queue extraction for this turn and start the worker. Never raises."""
+    def _after_response(
+        self, prompt, response, conversation, text_chunks, settings, injection=None
+    ) -> None:
+        """Record the turn's injection, queue extraction for the turn and start
+        the worker. Never raises."""
         try:
-            if prompt.options.memory is False or getattr(response, "_tool_calls", None):
-                return  # off, or a tool call: extract once the chain's answer is in
-            if settings.paused:
+            record = injection.record if injection else None
+            extract, index_history = self._work_for(prompt, response, conversation, text_chunks, settings)
+            if record is None and not (extract or index_history):
                 return
-            from .recall import message_text
-            from .store import MemoryStore, now_ms
+            from .store import MemoryStore
             from .worker import start_worker
 
-            user_messages = [m for m in prompt.messages if m.role == "user"]
-            if not user_messages:
-                return
-            payload = {
-                "conversation_id": conversation.id if conversation else None,
-                "response_id": response.id,
-                "model_id": self.inner.model_id,
-                "user": message_text(user_messages[-1]),
-                "assistant": "".join(text_chunks),
-                "created_at": now_ms(),
-            }
-            from .extraction import worth_extracting
-
-            extract = bool(payload["user"]) and worth_extracting(payload["user"])
-            if not extract:
-                _debug("extraction skipped: nothing to learn from this turn")
             store = MemoryStore.open()
             try:
+                if record is not None:
+                    store.record_injection(**record)
                 if extract:
-                    store.enqueue_job("extract", payload)
+                    store.enqueue_job("extract", extract)
                 # History vectors: one pending job covers every new turn.
-                if settings.embedding_model and not store.db["memory_jobs"].count_where(
+                if index_history and not store.db["memory_jobs"].count_where(
                     "kind = 'index_history' and status = 'pending'"
                 ):
                     store.enqueue_job("index_history", {"response_id": response.id})
             finally:
                 store.close()
-            start_worker()
+            if extract or index_history:
+                start_worker()
         except Exception:
-            log.exception("could not queue memory extraction")
+            log.exception("could not record this turn's memory work")
+
+    def _work_for(self, prompt, response, conversation, text_chunks, settings):
+        """(the extraction job's payload or None, whether to index history)."""
+        if prompt.options.memory is False or getattr(response, "_tool_calls", None):
+            return None, False  # off, or a tool call: extract once the chain's answer is in
+        if settings.paused:
+            return None, False
+        from .extraction import worth_extracting
+        from .recall import message_text
+        from .store import now_ms
+
+        user_messages = [m for m in prompt.messages if m.role == "user"]
+        if not user_messages:
+            return None, False
+        payload = {
+            "conversation_id": conversation.id if conversation else None,
+            "response_id": response.id,
+            "model_id": self.inner.model_id,
+            "user": message_text(user_messages[-1]),
+            "assistant": "".join(text_chunks),
+            "created_at": now_ms(),
+        }
+        extract = bool(payload["user"]) and worth_extracting(payload["user"])
+        if not extract:
+            _debug("extraction skipped: nothing to learn from this turn")
+        return (payload if extract else None), bool(settings.embedding_model)
 
 
 def _text_of(chunk) -> str:
@@ -299,7 +335,7 @@ class MemoryModel(_MemoryModelMixin, llm.KeyModel):
     def execute(self, prompt, stream, response, conversation, key=None):
         inner = self.inner
         settings = load_settings()  # once per turn: a small JSON file
-        inner_prompt = self._inner_prompt(prompt, inner, conversation, settings)
+        inner_prompt, injection = self._inner_prompt(prompt, inner, conversation, settings)
         text = []
         if _offers_recall_tool(prompt, inner, settings):
             chunks = self._with_recall_tool(inner, inner_prompt, stream, response, key)
@@ -310,7 +346,7 @@ class MemoryModel(_MemoryModelMixin, llm.KeyModel):
         for chunk in chunks:
             text.append(_text_of(chunk))
             yield chunk
-        self._after_response(prompt, response, conversation, text, settings)
+        self._after_response(prompt, response, conversation, text, settings, injection)
 
     def _with_recall_tool(self, inner, inner_prompt, stream, response, key):
         """Run the inner model with recall_memory offered, answering its calls
@@ -353,7 +389,7 @@ class AsyncMemoryModel(_MemoryModelMixin, llm.AsyncKeyModel):
         inner = self.inner
         # Recall and queueing touch SQLite briefly; cheap enough to run inline.
         settings = load_settings()
-        inner_prompt = self._inner_prompt(prompt, inner, conversation, settings)
+        inner_prompt, injection = self._inner_prompt(prompt, inner, conversation, settings)
         if _offers_recall_tool(prompt, inner, settings):
             chunks = self._with_recall_tool(inner, inner_prompt, stream, response, key)
         elif isinstance(inner, llm.AsyncKeyModel):
@@ -364,7 +400,7 @@ class AsyncMemoryModel(_MemoryModelMixin, llm.AsyncKeyModel):
         async for chunk in chunks:
             text.append(_text_of(chunk))
             yield chunk
-        self._after_response(prompt, response, conversation, text, settings)
+        self._after_response(prompt, response, conversation, text, settings, injection)
 
     async def _with_recall_tool(self, inner, inner_prompt, stream, response, key):
         "MemoryModel._with_recall_tool, awaiting the inner model."

@@ -66,7 +66,8 @@ def test_block_is_never_logged_and_llm_logs_still_works(runner, store, fake, log
     assert HEADING not in logs.output
 
 
-def test_continuation_sees_one_fresh_block_and_clean_history(runner, store, fake):
+def test_fresh_continuation_sees_one_fresh_block_and_clean_history(runner, store, fake, settings):
+    settings(injection="fresh")
     add_memories(store, "User likes green tea", "User drinks tea daily", "User likes tea cakes")
     prompt(runner, "-m", "memory-fake", "Which tea should I buy?")
     prompt(runner, "-c", "Is tea healthy?")
@@ -78,7 +79,8 @@ def test_continuation_sees_one_fresh_block_and_clean_history(runner, store, fake
     assert second[-1] == ("user", "Is tea healthy?")
 
 
-def test_history_prefix_is_byte_identical_across_turns(runner, store, fake):
+def test_fresh_history_prefix_is_byte_identical_across_turns(runner, store, fake, settings):
+    settings(injection="fresh")
     add_memories(store, "User likes green tea", "User drinks tea daily", "User likes tea cakes")
     prompt(runner, "-m", "memory-fake", "-s", "You are terse", "Which tea should I buy?")
     prompt(runner, "-c", "And a teapot?")
@@ -89,7 +91,8 @@ def test_history_prefix_is_byte_identical_across_turns(runner, store, fake):
     assert second[len(prefix)] == first[-1]
 
 
-def test_chat_gets_a_fresh_block_every_turn(runner, store, fake):
+def test_fresh_chat_gets_a_fresh_block_every_turn(runner, store, fake, settings):
+    settings(injection="fresh")
     add_memories(store, "User likes green tea", "User drinks tea daily", "User likes tea cakes")
     result = runner.invoke(
         cli, ["chat", "-m", "memory-fake"], input="Tea for breakfast?\nTea at night?\nquit\n",

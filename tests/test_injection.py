@@ -1,0 +1,149 @@
+"""Sticky injection: earlier blocks re-sent in place, each memory sent once
+per conversation, and nothing outdated ever re-sent."""
+
+import llm
+from llm.cli import cli
+
+from kinetaios_fakes import FAKE_LEGACY
+from llm_kinetaios.recall import BLOCK_HEADING
+from test_wrapper import add_memories, all_text_outside_plugin_tables, prompt
+
+TEA = ["User likes green tea", "User drinks tea daily", "User likes tea cakes"]
+PORTO = ["User lives in Porto", "User walks along the Porto riverside", "User rents a flat in Porto"]
+
+
+def blocks_in(request):
+    "[(index, text)] of the memory blocks in one recorded request."
+    return [(i, text) for i, (_, text) in enumerate(request) if text.startswith(BLOCK_HEADING)]
+
+
+def chat(runner, *lines):
+    result = runner.invoke(cli, ["chat", "-m", "memory-fake"], input="\n".join(lines) + "\nquit\n",
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_each_request_is_a_prefix_of_the_next(runner, store, fake, logs_db):
+    add_memories(store, *TEA, *PORTO)
+    chat(runner, "Which tea should I buy?", "Is Porto nice in winter?", "And tea in Porto?")
+    assert len(fake.calls) == 3
+    for earlier, later in zip(fake.calls, fake.calls[1:]):
+        assert later[: len(earlier)] == earlier
+    # Turn 2 adds only what turn 1 did not show; turn 3 has nothing new to add.
+    first, second, third = (blocks_in(call) for call in fake.calls)
+    assert len(first) == 1 and all(fact in first[0][1] for fact in TEA)
+    assert len(second) == 2 and second[0] == first[0]
+    assert all(fact in second[1][1] for fact in PORTO)
+    assert not any(fact in second[1][1] for fact in TEA)
+    assert third == second
+    # Every memory is in the last request exactly once, and in no logged row.
+    sent = "\n".join(text for _, text in fake.calls[-1])
+    assert all(sent.count(f"- {fact}\n") + sent.endswith(f"- {fact}") == 1 for fact in TEA + PORTO)
+    assert [t for t, text in all_text_outside_plugin_tables(logs_db()) if BLOCK_HEADING in text] == []
+
+
+def test_continuing_with_c_re_sends_the_first_turns_block(runner, store, fake):
+    add_memories(store, *TEA)
+    prompt(runner, "-m", "memory-fake", "-s", "You are terse", "Which tea should I buy?")
+    prompt(runner, "-c", "And a teapot for tea?")
+    first, second = fake.calls
+    assert second[: len(first)] == first
+    assert second[len(first):] == [("assistant", "echo: Which tea should I buy?"),
+                                   ("user", "And a teapot for tea?")]
+
+
+def test_an_edited_memory_is_never_re_sent_in_its_old_words(runner, store, fake):
+    add_memories(store, *TEA)
+    prompt(runner, "-m", "memory-fake", "Which tea should I buy?")
+    green = next(m for m in store.list() if m.content == "User likes green tea")
+    runner.invoke(cli, ["memories", "edit", green.id, "User likes black tea"], catch_exceptions=False)
+    prompt(runner, "-c", "Any more tea tips?")
+    second = fake.calls[1]
+    [(index, block)] = blocks_in(second)  # the old block is gone: one full block instead
+    assert index == len(second) - 2
+    assert "User likes black tea" in block and "User drinks tea daily" in block
+    assert not any("green tea" in text for _, text in second)
+    # The reset is remembered: a third turn re-sends the second turn's block.
+    prompt(runner, "-c", "Tea with milk?")
+    assert fake.calls[2][: len(second)] == second
+
+
+def test_a_deleted_or_superseded_memory_is_not_re_sent(runner, store, fake):
+    add_memories(store, *TEA)
+    prompt(runner, "-m", "memory-fake", "Which tea should I buy?")
+    by_text = {m.content: m for m in store.list()}
+    runner.invoke(cli, ["memories", "delete", by_text["User likes tea cakes"].id, "-y"],
+                  catch_exceptions=False)
+    prompt(runner, "-c", "Any more tea tips?")
+    assert not any("tea cakes" in text for _, text in fake.calls[1])
+    newer = store.add("User drinks oolong tea daily")
+    store.supersede(by_text["User drinks tea daily"].id, newer.id)
+    prompt(runner, "-c", "Tea again?")
+    third = fake.calls[2]
+    assert not any("User drinks tea daily" in text for _, text in third)
+    assert any("User drinks oolong tea daily" in text for _, text in third)
+
+
+def test_too_many_memories_shown_starts_over_with_one_block(runner, store, fake, settings):
+    settings(recall_limit=1, query_messages=1, min_keyword_hits=1)  # at most 3 memories before a reset
+    add_memories(store, "User likes green tea", "User lives in Porto", "User plays the cello",
+                 "User grows tomatoes")
+    prompts = ["Which tea is best?", "Is Porto sunny?", "Is the cello hard?", "Do tomatoes need sun?"]
+    chat(runner, *prompts)
+    counts = [len(blocks_in(call)) for call in fake.calls]
+    assert counts == [1, 2, 3, 1]
+    [(index, block)] = blocks_in(fake.calls[3])
+    assert index == len(fake.calls[3]) - 2 and "tomatoes" in block
+
+
+def test_the_same_turn_sent_again_gets_the_same_block(runner, store, fake):
+    "A tool-call chain (or a retry) repeats the user's message: same request prefix each time."
+    from llm.parts import Message, TextPart
+
+    add_memories(store, *TEA)
+    model = llm.get_model("memory-fake")
+    messages = [Message(role="user", parts=[TextPart(text="Which tea should I buy?")])]
+    model.prompt(messages=messages).text()
+    add_memories(store, "User likes tea with lemon")  # would be recalled by a new turn
+    model.prompt(messages=messages).text()
+    first, second = fake.calls
+    assert first == second
+
+
+def test_fresh_injection_sends_one_full_block_per_turn(runner, store, fake, settings):
+    settings(injection="fresh")
+    add_memories(store, *TEA, *PORTO)
+    chat(runner, "Which tea should I buy?", "Is Porto nice in winter?")
+    for call in fake.calls:
+        assert [i for i, _ in blocks_in(call)] == [len(call) - 2]
+    assert all(fact in blocks_in(fake.calls[1])[0][1] for fact in TEA + PORTO)
+
+
+def test_prefixing_puts_each_block_inside_its_own_turn(runner, store, fake, settings):
+    settings(prefix_models=["fake"])
+    add_memories(store, *TEA, *PORTO)
+    prompt(runner, "-m", "memory-fake", "Which tea should I buy?")
+    prompt(runner, "-c", "Is Porto nice in winter?")
+    first, second = fake.calls
+    assert second[: len(first)] == first
+    [(_, turn_one)] = first
+    assert turn_one.startswith(BLOCK_HEADING) and turn_one.endswith("Which tea should I buy?")
+    assert second[-1][1].startswith(BLOCK_HEADING) and "User lives in Porto" in second[-1][1]
+    assert "User likes green tea" not in second[-1][1]
+
+
+def test_a_model_without_history_refuses_to_continue_wrapped_as_unwrapped(runner, store, settings):
+    settings(wrapped_models=["fake", "fake-legacy"])
+    add_memories(store, *TEA)
+    prompt(runner, "-m", "memory-fake-legacy", "Which tea?")
+    result = runner.invoke(cli, ["prompt", "-c", "More tea?"])
+    assert result.exit_code == 1 and "does not support conversations" in result.output
+    assert len(FAKE_LEGACY.calls) == 1  # refused before the model was called
+
+
+def test_injection_setting_is_checked(runner):
+    result = runner.invoke(cli, ["memories", "config", "injection", "fresh"])
+    assert result.exit_code == 0 and "injection: \"fresh\"" in result.output
+    result = runner.invoke(cli, ["memories", "config", "injection", "sideways"])
+    assert result.exit_code == 1 and "injection must be one of: sticky, fresh" in result.output
