@@ -107,6 +107,24 @@ def facts_from(user_text: str) -> list[str]:
     return facts
 
 
+def updates_for(facts: list[str], extraction_prompt: str) -> list[dict]:
+    """The fake extractor's update rule: a new "User live(s) in X" replaces the
+    first known fact that places the user somewhere else, as a real model
+    answers "I moved to Lisbon" (1-based numbers, as the prompt asks)."""
+    block = re.search(r"<known_facts>\n(.*?)\n</known_facts>", extraction_prompt, re.S)
+    known = re.findall(r"^\[(\d+)\] (.*)$", block.group(1), re.M) if block else []
+    updates = []
+    for n, fact in enumerate(facts, 1):
+        place = re.match(r"User lives? in (\w+)", fact)
+        if not place:
+            continue
+        for number, text in known:
+            if re.search(r"\blives? in\b", text) and place.group(1) not in text:
+                updates.append({"fact": n, "known": int(number)})
+                break
+    return updates
+
+
 def _record(entry: dict) -> None:
     CALLS.append(entry)
     path = os.environ.get(CALL_LOG_ENV)
@@ -144,7 +162,8 @@ class BenchFakeChat(llm.Model):
         })
         if extraction:
             user = re.search(r"<user_message>\n(.*?)\n</user_message>", prompt.prompt or "", re.S)
-            yield json.dumps({"facts": facts_from(user.group(1) if user else ""), "updates": []})
+            facts = facts_from(user.group(1) if user else "")
+            yield json.dumps({"facts": facts, "updates": updates_for(facts, prompt.prompt or "")})
             return
         if kind == "judge":  # every close pair is unrelated: keep both facts
             yield json.dumps({"decisions": []})

@@ -557,14 +557,20 @@ def report(tally: Tally, thresholds, default_threshold: float) -> str:
     return "\n".join(out)
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+def locomo_argument_parser(doc: str) -> argparse.ArgumentParser:
+    "The options every LoCoMo benchmark takes: which data, and how much of it."
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="Data folder: KINETAIOS_LOCOMO_DIR, else ../shared/data/locomo.")
     parser.add_argument("--limit-conversations", type=int, metavar="N",
                         help="use only the first N conversations")
     parser.add_argument("--max-questions", type=int, metavar="N",
                         help="ask at most N questions per conversation")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = locomo_argument_parser(__doc__)
     parser.add_argument("--thresholds", default=None,
                         help="comma-separated min_similarity values to sweep (default 0.75..0.90 by 0.01)")
     parser.add_argument("--json", metavar="PATH", help="also write the raw tallies as JSON")

@@ -42,7 +42,6 @@ without it the script says so and exits 0.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import sys
 import tempfile
@@ -54,6 +53,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import markdown_table, pct  # noqa: E402
 from locomo_recall import (  # noqa: E402
+    locomo_argument_parser,
     KS,
     METHODS,
     CachingQueryModel,
@@ -259,13 +259,7 @@ def report(run: Run) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="Data folder: KINETAIOS_LOCOMO_DIR, else ../shared/data/locomo.")
-    parser.add_argument("--limit-conversations", type=int, metavar="N",
-                        help="use only the first N conversations")
-    parser.add_argument("--max-questions", type=int, metavar="N",
-                        help="ask at most N questions per conversation")
+    parser = locomo_argument_parser(__doc__)
     parser.add_argument("--embed-in-write-path", action="store_true",
                         help="let write_memories embed the date-rewritten texts, as extraction does")
     args = parser.parse_args(argv)

@@ -10,30 +10,28 @@ A scripted 10-turn ``llm chat -m memory-fake`` (fake_models.CHAT_SCRIPT: facts,
 an update of one, plain questions) runs in-process through click's CliRunner,
 with the plugin and a recording fake model registered on llm's plugin manager
 as llm's own tests do. LLM_KINETAIOS_WORKER=inline, so extraction adds
-memories between turns and what recall injects changes from turn to turn. The
+memories between turns and what recall finds changes from turn to turn. The
 store starts with 30 typical memories (real e5 vectors), so recall has
 something to choose from on turn 1.
 
-Every request the inner model receives is serialised canonically, in the
-order providers cache: tool definitions, then the system prompt, then each
-message as one JSON line [role, text]. For each turn, the score is the share
-of that request that is a byte-identical prefix of the next turn's request:
-what the next turn could read from a cache the current one wrote.
+The chat runs twice, from the same starting store, once per ``injection``
+setting, and every request the inner model receives is recorded:
 
-Placements compared, over the same recorded run:
+  sticky  the default: each turn's block stays where it was first sent and a
+          turn adds a block only of memories the conversation has not seen
+  fresh   ``llm memories config injection fresh``: one fresh block per turn,
+          just before the newest user message, and none of the earlier ones
+  seed    the seed design: the fresh run's block moved to the first message
+          of the history, right after the system prompt (post-processed from
+          the recorded fresh requests; nothing else changes)
 
-  ours    as recorded: the block is a user message just before the newest
-          user message (the package's current code)
-  seed    the seed design: the block as the first message of the history,
-          right after the system prompt. Made by post-processing each recorded
-          request: the block message is moved from its place to index 0 of
-          the messages; nothing else changes (same blocks, same history).
-  sticky  a possible alternative, for comparison: each turn's block stays in
-          the history where it was injected (as if logged), so later requests
-          carry earlier blocks unchanged. Built from the recorded requests by
-          re-inserting turn j's block before user message j.
-  sticky-delta  the same, but turn j's block keeps only the bullets that no
-          earlier block of the chat showed (no block when nothing is new).
+Each request is serialised canonically, in the order providers cache: tool
+definitions, then the system prompt, then each message as one JSON line
+[role, text]. For each turn the score is the share of that request that is a
+byte-identical prefix of the next turn's request: what the next turn could
+read from a cache the current one wrote. "Uncached bytes" sums, over the
+chat, what each request does not share with the one before it: what a
+provider would bill at the full price.
 
 A provider caches at explicit breakpoints and at a minimum size (Anthropic:
 1,024 tokens for Sonnet), so these shares are an upper bound on what is
@@ -58,12 +56,11 @@ SYSTEM_PROMPT = "You are a helpful assistant. Answer clearly and accurately."
 BLOCK_HEADING = "## About the user"  # recall.BLOCK_HEADING
 
 
-def setup(user: Path, embedding: str, answer_words: int, seed_memories: int) -> None:
+def register_plugins(embedding: str, answer_words: int) -> None:
     """Environment first (llm reads LLM_LOAD_PLUGINS at import), then the
     plugin and the recording fake on llm's plugin manager, as tests/conftest.py
     does: no installed plugin's entry point is loaded."""
     os.environ.pop("LLM_LOAD_PLUGINS", None)
-    os.environ["LLM_USER_PATH"] = str(user)
     os.environ["LLM_KINETAIOS_WORKER"] = "inline"
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ["KINETAIOS_BENCH_ANSWER_WORDS"] = str(answer_words)
@@ -75,28 +72,69 @@ def setup(user: Path, embedding: str, answer_words: int, seed_memories: int) -> 
 
     pm.register(llm_kinetaios, name="kinetaios")
     pm.register(fake_models, name="bench-fakes")
+
+
+def seed_rows(embedding: str, count: int) -> list[dict]:
+    "The starting store's memories, embedded once and shared by both runs."
+    import fake_models
+
+    texts = [f"{fact[:-1]} (item {i})." if i >= len(fake_models.TYPICAL_MEMORIES) else fact
+             for i, fact in enumerate((fake_models.TYPICAL_MEMORIES * 10)[:count])]
+    vectors = [None] * len(texts)
+    if embedding == "e5" and texts:
+        from llm_kinetaios.embeddings import MultilingualE5Small, embed_passages, to_blob
+
+        vectors = [to_blob(v) for v in embed_passages(MultilingualE5Small(), texts)]
+    return [{"content": t, "source": "import", "embedding": v,
+             "embedding_model": "multilingual-e5-small" if v else None}
+            for t, v in zip(texts, vectors)]
+
+
+def prepare_user(user: Path, embedding: str, injection: str, rows: list[dict]) -> None:
+    "A fresh LLM_USER_PATH: settings for this run and the seed memories."
+    os.environ["LLM_USER_PATH"] = str(user)
     (user / "default_model.txt").write_text("fake")
     (user / "kinetaios.json").write_text(json.dumps({
         "wrapped_models": ["fake"],
         "embedding_model": "multilingual-e5-small" if embedding == "e5" else None,
+        "injection": injection,
     }))
-    if seed_memories:
+    if rows:
         from llm_kinetaios.store import MemoryStore
 
-        texts = [f"{fact[:-1]} (item {i})." if i >= len(fake_models.TYPICAL_MEMORIES) else fact
-                 for i, fact in enumerate((fake_models.TYPICAL_MEMORIES * 10)[:seed_memories])]
-        vectors = [None] * len(texts)
-        if embedding == "e5":
-            from llm_kinetaios.embeddings import MultilingualE5Small, embed_passages, to_blob
-
-            vectors = [to_blob(v) for v in embed_passages(MultilingualE5Small(), texts)]
         store = MemoryStore.open(user / "logs.db")
         try:
-            store.add_many([{"content": t, "source": "import", "embedding": v,
-                             "embedding_model": "multilingual-e5-small" if v else None}
-                            for t, v in zip(texts, vectors)])
+            store.add_many([dict(row) for row in rows])
         finally:
             store.close()
+
+
+def delete_during(turn: int) -> None:
+    """Make the fake delete the first memory turn 1's block showed while it
+    answers turn ``turn``: as if the user ran ``llm memories delete`` in
+    another terminal mid-chat. The next sticky turn must then reset."""
+    import fake_models
+    from llm_kinetaios.store import MemoryStore
+
+    original = fake_models.BenchFakeChat.execute
+
+    def execute(self, prompt, stream, response, conversation):
+        chunks = original(self, prompt, stream, response, conversation)
+        first = next(chunks, None)  # the call is recorded before its first chunk
+        answers = [c for c in fake_models.CALLS if c["kind"] == "answer"]
+        if len(answers) == turn and fake_models.CALLS[-1]["kind"] == "answer":
+            block = next(t for _, t in answers[0]["messages"] if t.startswith(BLOCK_HEADING))
+            doomed = bullets(block)[0][2:]
+            store = MemoryStore.open()
+            try:
+                store.delete([m.id for m in store.list(limit=None) if m.content == doomed])
+            finally:
+                store.close()
+        if first is not None:
+            yield first
+        yield from chunks
+
+    fake_models.BenchFakeChat.execute = execute
 
 
 def run_chat() -> list[dict]:
@@ -118,20 +156,35 @@ def run_chat() -> list[dict]:
     return answers
 
 
+def recorded_run(embedding: str, injection: str, rows: list[dict]) -> tuple[list[dict], int]:
+    "The chat in its own user directory; (requests, memories after the chat)."
+    from llm_kinetaios.store import MemoryStore
+
+    with tempfile.TemporaryDirectory(prefix=f"kinetaios-cache-{injection}-") as tmp:
+        prepare_user(Path(tmp), embedding, injection, rows)
+        requests = run_chat()
+        store = MemoryStore.open()
+        try:
+            memories = store.count()
+        finally:
+            store.close()
+    return requests, memories
+
+
 # --------------------------------------------------------------------------- placements
 
 
-def block_index(messages) -> int | None:
-    found = [i for i, (role, text) in enumerate(messages)
-             if role == "user" and text.startswith(BLOCK_HEADING)]
-    return found[-1] if found else None
+def block_indexes(messages) -> list[int]:
+    return [i for i, (role, text) in enumerate(messages)
+            if role == "user" and text.startswith(BLOCK_HEADING)]
 
 
 def seed_placement(messages):
-    "Move the block message to the front of the messages (after any system message)."
-    i = block_index(messages)
-    if i is None:
+    "Move the (fresh) block message to the front of the messages, after any system message."
+    found = block_indexes(messages)
+    if not found:
         return list(messages)
+    i = found[-1]
     rest = messages[:i] + messages[i + 1:]
     head = 0
     while head < len(rest) and rest[head][0] == "system":
@@ -139,46 +192,8 @@ def seed_placement(messages):
     return rest[:head] + [messages[i]] + rest[head:]
 
 
-def delta_blocks(requests) -> list:
-    """Turn j's block reduced to the bullets no earlier block of this chat
-    showed (None when nothing is new): the "delta" variant of sticky."""
-    seen: set[str] = set()
-    out = []
-    for request in requests:
-        i = block_index(request["messages"])
-        if i is None:
-            out.append(None)
-            continue
-        head, _, bullets = request["messages"][i][1].partition("\n- ")
-        lines = ["- " + line for line in bullets.split("\n- ")] if bullets else []
-        lines = [line if line.startswith("- ") else "- " + line for line in lines]
-        new = [line for line in lines if line not in seen]
-        seen.update(new)
-        out.append(("user", head + "\n" + "\n".join(new)) if new else None)
-    return out
-
-
-def sticky_placements(requests, blocks=None) -> list[list]:
-    """Each turn's block kept where it was injected: before turn j's user
-    message in every later request. Built from the recorded requests."""
-    if blocks is None:
-        blocks = []
-        for request in requests:
-            i = block_index(request["messages"])
-            blocks.append(request["messages"][i] if i is not None else None)
-    out = []
-    for n, request in enumerate(requests):
-        messages = [m for m in request["messages"] if not (
-            m[0] == "user" and m[1].startswith(BLOCK_HEADING))]
-        rebuilt, user_turn = [], 0
-        for role, text in messages:
-            if role == "user":
-                if user_turn <= n and blocks[user_turn] is not None:
-                    rebuilt.append(blocks[user_turn])
-                user_turn += 1
-            rebuilt.append((role, text))
-        out.append(rebuilt)
-    return out
+def bullets(block: str) -> list[str]:
+    return [line for line in block.splitlines() if line.startswith("- ")]
 
 
 def serialise(request: dict, messages) -> bytes:
@@ -206,9 +221,15 @@ def shares(serialised: list[bytes]) -> list[float]:
     return [common_prefix(a, b) / len(a) for a, b in zip(serialised, serialised[1:])]
 
 
+def uncached_bytes(serialised: list[bytes]) -> int:
+    "Bytes of each request not shared with the request before it, summed over the chat."
+    total = len(serialised[0])
+    for before, after in zip(serialised, serialised[1:]):
+        total += len(after) - common_prefix(before, after)
+    return total
+
+
 # --------------------------------------------------------------------------- report
-
-
 
 
 def main() -> None:
@@ -220,6 +241,9 @@ def main() -> None:
                              "200 tokens: a typical reply)")
     parser.add_argument("--seed-memories", type=int, default=30,
                         help="memories in the store before the chat (default 30)")
+    parser.add_argument("--delete-at", type=int, default=0, metavar="TURN",
+                        help="delete a memory turn 1 showed while turn TURN is answered "
+                             "(the cost of a reset); default: never")
     parser.add_argument("--json", metavar="PATH", help="also write the recorded requests here")
     parser.add_argument("--quick", action="store_true",
                         help="keyword recall (no model load), 60-word answers")
@@ -227,58 +251,75 @@ def main() -> None:
     if args.quick:
         args.embedding, args.answer_words = "none", 60
 
-    with tempfile.TemporaryDirectory(prefix="kinetaios-cache-") as tmp:
-        setup(Path(tmp), args.embedding, args.answer_words, args.seed_memories)
-        requests = run_chat()
-        from llm_kinetaios.store import MemoryStore
+    register_plugins(args.embedding, args.answer_words)
+    if args.delete_at:
+        delete_during(args.delete_at)
+    rows = seed_rows(args.embedding, args.seed_memories)
+    sticky_requests, memories = recorded_run(args.embedding, "sticky", rows)
+    fresh_requests, fresh_memories = recorded_run(args.embedding, "fresh", rows)
 
-        store = MemoryStore.open()
-        memories = store.count()
-        store.close()
+    placements = {
+        "sticky": [serialise(r, r["messages"]) for r in sticky_requests],
+        "fresh": [serialise(r, r["messages"]) for r in fresh_requests],
+        "seed": [serialise(r, seed_placement(r["messages"])) for r in fresh_requests],
+    }
+    share = {name: shares(requests) for name, requests in placements.items()}
+    uncached = {name: uncached_bytes(requests) for name, requests in placements.items()}
+    sent = {name: sum(len(r) for r in requests) for name, requests in placements.items()}
+    # Cache reads cost a tenth of the base input price at Anthropic (and at
+    # OpenAI for current models); writes are billed here at the base price.
+    cost = {name: uncached[name] + 0.1 * (sent[name] - uncached[name]) for name in placements}
 
-    ours = [serialise(r, r["messages"]) for r in requests]
-    seed = [serialise(r, seed_placement(r["messages"])) for r in requests]
-    sticky = [serialise(r, m) for r, m in zip(requests, sticky_placements(requests))]
-    delta = [serialise(r, m) for r, m in
-             zip(requests, sticky_placements(requests, delta_blocks(requests)))]
-    s_ours, s_seed, s_sticky, s_delta = shares(ours), shares(seed), shares(sticky), shares(delta)
-
-    blocks = []
-    for r in requests:
-        i = block_index(r["messages"])
-        blocks.append(r["messages"][i][1] if i is not None else "")
-
-    print(f"# Prefix reuse over a {len(requests)}-turn `llm chat -m memory-fake` "
+    print(f"# Prefix reuse over a {len(sticky_requests)}-turn `llm chat -m memory-fake` "
           f"(recall: {args.embedding}, answers ~{args.answer_words} words, "
-          f"{args.seed_memories} seed memories, {memories} after the chat)\n")
-    rows = []
-    for n in range(len(requests) - 1):
-        changed = "yes" if blocks[n] != blocks[n + 1] else "no"
-        rows.append([n + 1, len(ours[n]), len(blocks[n]), changed,
-                     f"{100 * s_ours[n]:.1f}%", f"{100 * s_seed[n]:.1f}%",
-                     f"{100 * s_sticky[n]:.1f}%", len(sticky[n]), f"{100 * s_delta[n]:.1f}%",
-                     len(delta[n]), "met" if s_ours[n] >= TARGET else "NOT met"])
-    rows.append(["mean", f"{statistics.mean(len(x) for x in ours[:-1]):.0f}",
-                 f"{statistics.mean(len(b) for b in blocks[:-1]):.0f}", "",
-                 f"{100 * statistics.mean(s_ours):.1f}%", f"{100 * statistics.mean(s_seed):.1f}%",
-                 f"{100 * statistics.mean(s_sticky):.1f}%",
-                 f"{statistics.mean(len(x) for x in sticky[:-1]):.0f}",
-                 f"{100 * statistics.mean(s_delta):.1f}%",
-                 f"{statistics.mean(len(x) for x in delta[:-1]):.0f}", ""])
-    print(markdown_table(["turn", "request bytes (ours)", "block bytes", "block differs next turn",
-                 "ours: prefix of next", "seed: prefix of next", "sticky: prefix of next",
-                 "sticky bytes", "sticky-delta: prefix of next", "sticky-delta bytes",
-                 f">= {TARGET:.0%} (ours)"], rows))
-    first_ok = next((n + 1 for n, s in enumerate(s_ours) if s >= TARGET), None)
-    print(f"\nTarget >= {TARGET:.0%} every turn for ours: "
-          f"{'met' if min(s_ours) >= TARGET else 'NOT met'} "
-          f"(min {100 * min(s_ours):.1f}%, first turn at or above it: {first_ok}).")
-    print("ours: the unreusable tail of request n is its block + newest user message; "
-          "seed: everything after the first differing byte of the block, whenever the "
-          "block changes; sticky: nothing, at the cost of carrying old blocks; "
-          "sticky-delta: nothing, and each memory is sent once per conversation.")
+          f"{args.seed_memories} seed memories, {memories} after the chat"
+          + ("" if memories == fresh_memories else f"; {fresh_memories} in the fresh run")
+          + (f"; a memory turn 1 showed deleted during turn {args.delete_at}"
+             if args.delete_at else "")
+          + ")\n")
+    rows_out, seen = [], set()
+    for n, request in enumerate(sticky_requests[:-1]):
+        blocks = [request["messages"][i][1] for i in block_indexes(request["messages"])]
+        new = [b for block in blocks for b in bullets(block) if b not in seen]
+        seen.update(new)
+        fresh_block = [fresh_requests[n]["messages"][i][1]
+                       for i in block_indexes(fresh_requests[n]["messages"])]
+        rows_out.append([
+            n + 1, len(placements["sticky"][n]), len(blocks), len(new),
+            f"{100 * share['sticky'][n]:.1f}%",
+            len(placements["fresh"][n]), len(bullets(fresh_block[-1])) if fresh_block else 0,
+            f"{100 * share['fresh'][n]:.1f}%", f"{100 * share['seed'][n]:.1f}%",
+            "met" if share["sticky"][n] >= TARGET else "NOT met"])
+    rows_out.append([
+        "mean", f"{statistics.mean(len(x) for x in placements['sticky'][:-1]):.0f}", "", "",
+        f"**{100 * statistics.mean(share['sticky']):.1f}%**",
+        f"{statistics.mean(len(x) for x in placements['fresh'][:-1]):.0f}", "",
+        f"{100 * statistics.mean(share['fresh']):.1f}%",
+        f"{100 * statistics.mean(share['seed']):.1f}%", ""])
+    print(markdown_table([
+        "turn", "sticky: request bytes", "sticky: blocks", "sticky: memories never sent before",
+        "sticky: prefix of next", "fresh: request bytes", "fresh: memories in block",
+        "fresh: prefix of next", "seed: prefix of next", f">= {TARGET:.0%} (sticky)"], rows_out))
+    print()
+    print(markdown_table(
+        ["over the chat", "sticky", "fresh", "seed", "sticky / fresh"],
+        [["bytes sent (all 10 requests)", sent["sticky"], sent["fresh"], sent["seed"],
+          f"{sent['sticky'] / sent['fresh']:.2f}x"],
+         ["uncached bytes (not a prefix of the request before)", uncached["sticky"],
+          uncached["fresh"], uncached["seed"], f"{uncached['sticky'] / uncached['fresh']:.2f}x"],
+         ["input cost in bytes, cached bytes at 0.1x", *(f"{cost[k]:.0f}" for k in placements),
+          f"{cost['sticky'] / cost['fresh']:.2f}x"]]))
+    low = min(share["sticky"])
+    print(f"\nTarget >= {TARGET:.0%} every turn (sticky, the default): "
+          f"{'met' if low >= TARGET else 'NOT met'} (min {100 * low:.1f}%).")
+    print("sticky: a request is the previous one plus the answer, any new memories and "
+          "the newest message, unless a memory it showed was edited or deleted (then one "
+          "fresh block replaces the old ones); fresh: the block + newest message are never "
+          "reusable; seed: everything after the first differing byte of the block, "
+          "whenever the block changes.")
     if args.json:
-        Path(args.json).write_text(json.dumps(requests, indent=1, ensure_ascii=False))
+        Path(args.json).write_text(json.dumps(
+            {"sticky": sticky_requests, "fresh": fresh_requests}, indent=1, ensure_ascii=False))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ measured in the same run.
 import argparse
 import json
 import multiprocessing
-import os
 import sqlite3
 import sys
 import tempfile

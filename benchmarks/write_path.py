@@ -50,8 +50,6 @@ def main():
     if args.limit_conversations:
         files = files[: args.limit_conversations]
 
-    import llm
-
     from llm_kinetaios import embeddings
     from llm_kinetaios.store import MemoryStore
     from llm_kinetaios.write import write_memories

@@ -14,12 +14,17 @@ sticky (the default)
     showed, keyed by a fingerprint of the conversation's user messages up to
     that turn.
 
-    An earlier block is only re-sent if it would read exactly as it did: if
-    one of its memories was deleted, edited or superseded since, or the
+    An earlier block is only re-sent if it would read exactly as it did.
+    When a memory it showed has been superseded since (an update: "I moved
+    to Lisbon"), it still reads so, and this turn's block carries the newer
+    fact and a ``No longer true: ...`` bullet for the old one: the prefix
+    stays, and the model reads the correction after the outdated fact, as it
+    would in the conversation itself. When a memory it showed was deleted or
+    edited (the user's own correction, which may be about privacy), or the
     conversation has been shown more than ``STICKY_CAP_FACTOR`` times
     ``recall_limit`` memories, the earlier blocks are dropped and this turn
     sends one full block (a "reset", recorded so later turns start from it).
-    Outdated facts never linger; the cache misses once.
+    Deleted and edited facts never linger; the cache misses once.
 
 fresh
     One new block per turn just before the newest user message, nothing of
@@ -96,15 +101,16 @@ def sticky_injection(
     if not prints:
         return Injection()
     rows = store.injections(conversation_id, [fp for _, fp in prints])
-    wanted = {memory_id for row in rows.values() for memory_id in row["memory_ids"]}
-    current = {m.id: m for m in store.get_many(sorted(wanted)) if m.current}
+    wanted = {i for row in rows.values() for i in (*row["memory_ids"], *row["retracted_ids"])}
+    by_id = {m.id: m for m in store.get_many(sorted(wanted))}
 
     def rebuilt(row) -> tuple[bool, str | None]:
         "(still reads as it did when sent, the block)."
-        memories = [current.get(memory_id) for memory_id in row["memory_ids"]]
-        if any(m is None for m in memories):
+        memories = [by_id.get(i) for i in row["memory_ids"]]
+        retracted = [by_id.get(i) for i in row["retracted_ids"]]
+        if any(m is None for m in memories + retracted):
             return False, None
-        block = format_block(memories)
+        block = format_block(memories, retracted)
         return block_sha(block) == row["block_sha"], block
 
     def since_reset(turns) -> list[tuple[int, dict]]:
@@ -135,13 +141,23 @@ def sticky_injection(
 
     earlier = since_reset(prints[:-1])
     valid, blocks = blocks_of(earlier)
-    shown = {memory_id for _, row in earlier for memory_id in row["memory_ids"]}
+    shown = list(dict.fromkeys(i for _, row in earlier for i in row["memory_ids"]))
+    already_retracted = {i for _, row in earlier for i in row["retracted_ids"]}
     recalled = recall_memories()
-    new = [m for m in recalled if m.id not in shown]
+    retracted: list = []
+    new: list = []
+    if valid:
+        retracted = [by_id[i] for i in shown if not by_id[i].current and i not in already_retracted]
+        replacements = [current_replacement(store, m) for m in retracted]
+        offered = set(shown)
+        for memory in [*(r for r in replacements if r is not None), *recalled]:
+            if memory.id not in offered:
+                offered.add(memory.id)
+                new.append(memory)
     reset = not valid or len(shown) + len(new) > STICKY_CAP_FACTOR * max(recall_limit, 1)
     if reset:
-        blocks, new = {}, recalled
-    block = format_block(new)
+        blocks, new, retracted = {}, recalled, []
+    block = format_block(new, retracted)
     earlier_count = len(blocks)
     if block:
         blocks[newest_index] = block
@@ -151,7 +167,18 @@ def sticky_injection(
             conversation_id=conversation_id,
             fingerprint=newest_print,
             memory_ids=[m.id for m in new],
+            retracted_ids=[m.id for m in retracted],
             block_sha=block_sha(block),
             reset=reset,
         )
     return Injection(blocks, record, earlier_count, len(new) if block else 0, reset)
+
+
+def current_replacement(store, memory, max_hops: int = 20):
+    "The current memory that (through a chain of updates) superseded ``memory``, if any."
+    seen = set()
+    while memory is not None and not memory.current and memory.id not in seen and len(seen) < max_hops:
+        seen.add(memory.id)
+        found = store.get_many([memory.superseded_by])
+        memory = found[0] if found else None
+    return memory if memory is not None and memory.current else None

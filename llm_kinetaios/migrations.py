@@ -212,3 +212,11 @@ def m006_injections(db):
         if_not_exists=True,
     )
 
+
+
+@migration
+def m007_injection_retractions(db):
+    # Outdated memories a block names as "No longer true", so the block can be
+    # rebuilt byte for byte on later turns (injection.py).
+    if "retracted_ids" not in db["kinetaios_injections"].columns_dict:
+        db["kinetaios_injections"].add_column("retracted_ids", str, not_null_default="[]")

@@ -579,18 +579,23 @@ class MemoryStore:
 
     def injections(self, conversation_id: str | None, fingerprints: Sequence[str]) -> dict[str, dict]:
         """The recorded blocks of these turns of a conversation: fingerprint
-        -> row, with ``memory_ids`` decoded."""
+        -> row, with ``memory_ids`` and ``retracted_ids`` decoded."""
         fingerprints = list(fingerprints)
         found: dict[str, dict] = {}
         for start in range(0, len(fingerprints), 500):
             chunk = fingerprints[start : start + 500]
             marks = ", ".join("?" for _ in chunk)
             for row in self.db.query(
-                "select fingerprint, memory_ids, block_sha, reset from kinetaios_injections "
+                "select fingerprint, memory_ids, retracted_ids, block_sha, reset "
+                "from kinetaios_injections "
                 f"where conversation_id = ? and fingerprint in ({marks})",
                 [conversation_id or "", *chunk],
             ):
-                found[row["fingerprint"]] = {**row, "memory_ids": json.loads(row["memory_ids"])}
+                found[row["fingerprint"]] = {
+                    **row,
+                    "memory_ids": json.loads(row["memory_ids"]),
+                    "retracted_ids": json.loads(row["retracted_ids"]),
+                }
         return found
 
     def record_injection(
@@ -600,14 +605,17 @@ class MemoryStore:
         memory_ids: Sequence[str],
         block_sha: str,
         reset: bool,
+        retracted_ids: Sequence[str] = (),
     ) -> None:
-        "Record what one turn's block showed (replacing an earlier record of the same turn)."
+        """Record what one turn's block showed (replacing an earlier record of
+        the same turn): the memories, then the outdated ones it retracted."""
         with self.transaction():
             self.db["kinetaios_injections"].insert(
                 {
                     "conversation_id": conversation_id or "",
                     "fingerprint": fingerprint,
                     "memory_ids": json.dumps(list(memory_ids)),
+                    "retracted_ids": json.dumps(list(retracted_ids)),
                     "block_sha": block_sha,
                     "reset": int(reset),
                     "created_at": now_ms(),

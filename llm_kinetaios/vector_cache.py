@@ -25,7 +25,6 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-import llm
 
 CACHE_DIRNAME = "kinetaios-cache"
 

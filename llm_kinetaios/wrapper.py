@@ -1,14 +1,15 @@
 """The memory-aware model: wraps any llm model with recall and extraction.
 
 Before each turn it recalls memories and sends the inner model a copy of the
-prompt whose message chain has one extra user message, the ``## About the
-user`` block, placed just before the newest user message. The Response llm
-logs keeps the original prompt, so logs.db never holds the block and the next
-turn's history has no stale copy of it: each turn gets a fresh block.
+prompt whose message chain has extra user messages: ``## About the user``
+blocks, each just before the user message of the turn that first sent it
+(injection.py decides which, from the ``injection`` setting). The Response
+llm logs keeps the original prompt, so logs.db never holds a block and the
+history llm rebuilds for the next turn has no stale copy of one.
 
 Why there: providers cache a request by its prefix. System prompt and earlier
-history come first and stay byte-identical from turn to turn; only the tail
-(fresh memories + the new message) changes. A block in the system prompt, or
+history come first and stay byte-identical from turn to turn; with sticky
+blocks the whole previous request does. A block in the system prompt, or
 first in the history, would change the prefix whenever recall changes.
 
 Models that take no message chain (``supports_conversation = False``, or any

@@ -1,5 +1,6 @@
 """Sticky injection: earlier blocks re-sent in place, each memory sent once
-per conversation, and nothing outdated ever re-sent."""
+per conversation, updates retracted in a later block, and nothing deleted or
+edited ever re-sent."""
 
 import llm
 from llm.cli import cli
@@ -69,20 +70,42 @@ def test_an_edited_memory_is_never_re_sent_in_its_old_words(runner, store, fake)
     assert fake.calls[2][: len(second)] == second
 
 
-def test_a_deleted_or_superseded_memory_is_not_re_sent(runner, store, fake):
+def test_a_deleted_memory_is_not_re_sent(runner, store, fake):
     add_memories(store, *TEA)
     prompt(runner, "-m", "memory-fake", "Which tea should I buy?")
-    by_text = {m.content: m for m in store.list()}
-    runner.invoke(cli, ["memories", "delete", by_text["User likes tea cakes"].id, "-y"],
-                  catch_exceptions=False)
+    cakes = next(m for m in store.list() if m.content == "User likes tea cakes")
+    runner.invoke(cli, ["memories", "delete", cakes.id, "-y"], catch_exceptions=False)
     prompt(runner, "-c", "Any more tea tips?")
-    assert not any("tea cakes" in text for _, text in fake.calls[1])
-    newer = store.add("User drinks oolong tea daily")
-    store.supersede(by_text["User drinks tea daily"].id, newer.id)
-    prompt(runner, "-c", "Tea again?")
+    second = fake.calls[1]
+    assert not any("tea cakes" in text for _, text in second)
+    [(index, block)] = blocks_in(second)
+    assert index == len(second) - 2 and "User likes green tea" in block
+
+
+def test_a_superseded_memory_is_retracted_without_breaking_the_prefix(runner, store, fake):
+    add_memories(store, *TEA)
+    prompt(runner, "-m", "memory-fake", "Which tea should I buy?")
+    daily = next(m for m in store.list() if m.content == "User drinks tea daily")
+    newer = store.add("User drinks only coffee now")  # not something recall would find for "tea"
+    store.supersede(daily.id, newer.id)
+    prompt(runner, "-c", "Any more tea tips?")
+    first, second = fake.calls
+    assert second[: len(first)] == first  # the first block is re-sent as it was
+    [_, (index, block)] = blocks_in(second)
+    assert index == len(second) - 2
+    assert "- User drinks only coffee now" in block  # the replacement, though not recalled
+    assert "- No longer true: User drinks tea daily" in block
+    assert "User likes green tea" not in block  # shown already
+    # The retraction is sent once: the next turn re-sends it in place and adds nothing.
+    prompt(runner, "-c", "Tea with milk?")
     third = fake.calls[2]
-    assert not any("User drinks tea daily" in text for _, text in third)
-    assert any("User drinks oolong tea daily" in text for _, text in third)
+    assert third[: len(second)] == second
+    assert blocks_in(third) == blocks_in(second)
+    # Deleting the old row (history) later is a change like any other: one full block.
+    store.delete([daily.id])
+    prompt(runner, "-c", "Green tea or black?")
+    [(index, block)] = blocks_in(fake.calls[3])
+    assert "No longer true" not in block and "drinks tea daily" not in block
 
 
 def test_too_many_memories_shown_starts_over_with_one_block(runner, store, fake, settings):

@@ -2,13 +2,11 @@
 
 import json
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import pytest
 import sqlite_utils
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 from llm.cli import cli

@@ -1,7 +1,6 @@
 """The vector cache always agrees with the rows of logs.db."""
 
 import numpy as np
-import pytest
 
 from llm_kinetaios.embeddings import matrix_from_blob, to_blob
 from llm_kinetaios.vector_cache import cache_dir
