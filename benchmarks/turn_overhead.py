@@ -348,7 +348,7 @@ BREAKDOWN = textwrap.dedent(
     for n in range(10):
         messages += [user_message(f"question {n}"), assistant_message("an answer")]
     messages.append(user_message(query))
-    shown = [m for m in store.list(limit=40)]
+    shown = store.list(limit=40)
     for n, (_, fingerprint) in enumerate(user_fingerprints(messages)[:-1]):
         group = shown[4 * n:4 * n + 4]
         store.record_injection("bench-chat", fingerprint, [m.id for m in group],

@@ -213,7 +213,6 @@ def m006_injections(db):
     )
 
 
-
 @migration
 def m007_injection_retractions(db):
     # Outdated memories a block names as "No longer true", so the block can be

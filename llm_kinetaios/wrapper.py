@@ -225,8 +225,10 @@ class _MemoryModelMixin:
         "Send each block just before (or, prefixing, inside) the message at its index."
         from llm.parts import Message, TextPart
 
+        from .injection import newest_user_index
+
         messages = list(prompt.messages)
-        newest = max(i for i, m in enumerate(messages) if m.role == "user")
+        newest = newest_user_index(messages)
         for index in sorted(blocks, reverse=True):  # from the end: indexes stay valid
             if use_prefix:
                 original = messages[index]
