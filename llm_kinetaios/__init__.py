@@ -13,20 +13,10 @@ __version__ = "0.1.0"
 @llm.hookimpl
 def register_models(register):
     from .config import load_settings
-    from .wrapper import AsyncMemoryModel, MemoryModel
+    from .wrapper import AsyncMemoryModel, MemoryModel, memory_model_specs
 
-    settings = load_settings()
-    wrappers = [
-        ("memory-claude", settings.claude_model, f"{settings.claude_model} with memory"),
-        ("memory", None, "llm's default model with memory"),
-    ]
-    for inner_id in settings.wrapped_models:
-        wrappers.append((f"memory-{inner_id}", inner_id, f"{inner_id} with memory"))
-    for model_id, inner_id, description in wrappers:
-        register(
-            MemoryModel(model_id, inner_id, description),
-            AsyncMemoryModel(model_id, inner_id, description),
-        )
+    for model_id, inner_id in memory_model_specs(load_settings()):
+        register(MemoryModel(model_id, inner_id), AsyncMemoryModel(model_id, inner_id))
 
 
 @llm.hookimpl

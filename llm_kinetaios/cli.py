@@ -7,6 +7,7 @@ import json
 import sqlite3
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 import llm
@@ -31,19 +32,36 @@ EXPORT_FIELDS = (
 )
 
 
+def database_option(fn):
+    "``-d/--database``, as on ``llm logs``, ``llm similar`` and ``llm collections``."
+    return click.option(
+        "-d",
+        "--database",
+        type=click.Path(dir_okay=False),
+        help="Path to the log database (default: llm's logs.db)",
+    )(fn)
+
+
 @contextmanager
-def open_store():
-    "The store for a command; database failures become clean click errors."
+def open_store(database: str | None = None, *, create: bool = True):
+    """The store for a command; database failures become clean click errors.
+
+    A command that only reads (``create=False``) refuses a ``-d`` path that
+    does not exist, as ``llm logs -d`` does, instead of creating an empty
+    database there."""
+    from .store import logs_db_path
+
+    path = Path(database) if database else logs_db_path()
+    if database and not create and not path.exists():
+        raise click.ClickException(f"No log database found at {path}")
     try:
-        store = MemoryStore.open()
+        store = MemoryStore.open(path)
     except StoreError as ex:
         raise click.ClickException(str(ex))
     try:
         yield store
     except sqlite3.Error as ex:
-        from .store import logs_db_path
-
-        raise click.ClickException(describe_sqlite_error(ex, logs_db_path()))
+        raise click.ClickException(describe_sqlite_error(ex, path))
     finally:
         store.close()
 
@@ -134,12 +152,13 @@ def memories():
 
 
 @memories.command(name="list")
-@click.option("-n", "--count", type=int, default=None, help="Number of memories to show (default: all)")
+@database_option
+@click.option("-n", "--count", type=int, default=None, help="Number of memories to show (default and 0: all)")
 @click.option("search_text", "-q", "--search", help="Only memories matching these words, best first")
 @scope_options
 @click.option("--history", is_flag=True, help="Include facts superseded by newer ones")
 @click.option("json_", "--json", is_flag=True, help="Output as JSON")
-def list_(count, search_text, latest, conversation_id, history, json_):
+def list_(count, search_text, latest, conversation_id, history, json_, database):
     """List memories, newest first (or best match first with --search).
 
     \b
@@ -148,15 +167,15 @@ def list_(count, search_text, latest, conversation_id, history, json_):
         llm memories list -c            # the latest conversation's
         llm memories list --search "favourite editor" --json
     """
-    with open_store() as store:
+    with open_store(database, create=False) as store:
         scope = resolve_scope(store, latest, conversation_id)
         if search_text:
-            hits = store.search(search_text, count or 50, conversation_id=scope)
+            hits = store.search(search_text, count or -1, conversation_id=scope)
             rows = [memory for memory, _ in hits]
             if scope:
                 rows = [m for m in rows if m.conversation_id == scope]
         else:
-            rows = store.list(conversation_id=scope, limit=count, history=history)
+            rows = store.list(conversation_id=scope, limit=count or None, history=history)
     if json_:
         click.echo(json.dumps([memory_json(m) for m in rows], indent=2, ensure_ascii=False))
         return
@@ -174,12 +193,13 @@ def list_(count, search_text, latest, conversation_id, history, json_):
 
 
 @memories.command()
+@database_option
 @click.argument("text")
-@click.option("-n", "--count", type=int, default=20, help="Maximum number of results")
+@click.option("-n", "--count", type=int, default=20, help="Maximum number of results (0: all)")
 @scope_options
 @click.option("json_", "--json", is_flag=True, help="Output as JSON")
 @click.pass_context
-def search(ctx, text, count, latest, conversation_id, json_):
+def search(ctx, text, count, latest, conversation_id, json_, database):
     """Keyword search of memories, best match first (same as list --search).
 
     \b
@@ -187,13 +207,15 @@ def search(ctx, text, count, latest, conversation_id, json_):
         llm memories search "where do I live"
     """
     ctx.invoke(list_, count=count, search_text=text, latest=latest,
-               conversation_id=conversation_id, history=False, json_=json_)
+               conversation_id=conversation_id, history=False, json_=json_,
+               database=database)
 
 
 @memories.command()
+@database_option
 @click.argument("memory_id")
 @click.option("json_", "--json", is_flag=True, help="Output as JSON")
-def show(memory_id, json_):
+def show(memory_id, json_, database):
     """Show one memory in full, with its history: the facts it replaced and
     the one that replaced it.
 
@@ -201,7 +223,7 @@ def show(memory_id, json_):
     Example:
         llm memories show 01j9z3k4m5n6p7q8r9s0t1v2w3
     """
-    with open_store() as store:
+    with open_store(database, create=False) as store:
         memory = get_memory(store, memory_id)
         chain = store.chain(memory_id)
     data = memory_json(memory) | {
@@ -227,9 +249,10 @@ def show(memory_id, json_):
 
 
 @memories.command()
+@database_option
 @click.argument("text")
 @scope_options
-def add(text, latest, conversation_id):
+def add(text, latest, conversation_id, database):
     """Remember a fact directly (global unless -c/--cid is given).
 
     \b
@@ -247,7 +270,7 @@ def add(text, latest, conversation_id):
         raise click.ClickException(
             "That looks like a secret (a key, token, password or card number): not stored"
         )
-    with open_store() as store:
+    with open_store(database) as store:
         scope = resolve_scope(store, latest, conversation_id)
         vectors, model = embed_with_progress([text])
         report = write_memories(
@@ -260,9 +283,10 @@ def add(text, latest, conversation_id):
 
 
 @memories.command()
+@database_option
 @click.argument("memory_id")
 @click.argument("new_text", required=False)
-def edit(memory_id, new_text):
+def edit(memory_id, new_text, database):
     """Replace a memory's text (opens $EDITOR when no text is given).
 
     \b
@@ -270,7 +294,7 @@ def edit(memory_id, new_text):
         llm memories edit 01j9z3k4m5n6p7q8r9s0t1v2w3 "Lives in Lisbon"
         llm memories edit 01j9z3k4m5n6p7q8r9s0t1v2w3
     """
-    with open_store() as store:
+    with open_store(database, create=False) as store:
         memory = get_memory(store, memory_id)
         if new_text is None:
             new_text = click.edit(memory.content)
@@ -297,16 +321,17 @@ def edit(memory_id, new_text):
 
 
 @memories.command()
+@database_option
 @click.argument("memory_ids", nargs=-1, required=True)
 @click.option("-y", "--yes", is_flag=True, help="Delete without asking")
-def delete(memory_ids, yes):
+def delete(memory_ids, yes, database):
     """Delete memories by id, after confirmation.
 
     \b
     Example:
         llm memories delete 01j9z3k4m5n6p7q8r9s0t1v2w3 -y
     """
-    with open_store() as store:
+    with open_store(database, create=False) as store:
         found = []
         missing = []
         for memory_id in dict.fromkeys(memory_ids):
@@ -328,10 +353,11 @@ def delete(memory_ids, yes):
 
 
 @memories.command()
+@database_option
 @scope_options
 @click.option("all_", "--all", is_flag=True, help="Forget every memory")
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation")
-def forget(latest, conversation_id, all_, yes):
+def forget(latest, conversation_id, all_, yes, database):
     """Forget every memory of one conversation, or all of them.
 
     \b
@@ -339,7 +365,7 @@ def forget(latest, conversation_id, all_, yes):
         llm memories forget --cid 01j9z3k4m5n6p7q8r9s0t1v2w3
         llm memories forget --all -y
     """
-    with open_store() as store:
+    with open_store(database, create=False) as store:
         if all_ and (latest or conversation_id):
             raise click.UsageError("Use --all or a conversation, not both")
         scope = resolve_scope(store, latest, conversation_id)
@@ -354,8 +380,9 @@ def forget(latest, conversation_id, all_, yes):
 
 
 @memories.command()
+@database_option
 @click.argument("path", type=click.Path(dir_okay=False, writable=True, allow_dash=True), required=False)
-def export(path):
+def export(path, database):
     """Export all memories as JSON, to PATH or standard output.
 
     The format is {"version": 1, "exportedAt": <epoch ms>, "memories": [...]},
@@ -367,7 +394,7 @@ def export(path):
     """
     from .store import now_ms
 
-    with open_store() as store:
+    with open_store(database, create=False) as store:
         rows = store.list()
     document = {
         "version": EXPORT_VERSION,
@@ -444,8 +471,9 @@ def parse_import(raw: bytes) -> list[dict]:
 
 
 @memories.command(name="import")
+@database_option
 @click.argument("path", type=click.File("rb"))
-def import_(path):
+def import_(path, database):
     """Import memories from a JSON file (or - for standard input).
 
     Reads the export format or a plain JSON list of strings. Memories whose
@@ -463,7 +491,7 @@ def import_(path):
 
     raw = path.read(MAX_IMPORT_BYTES + 1)
     records = parse_import(raw)
-    with open_store() as store:
+    with open_store(database) as store:
         existing = store.existing_keys(content_key(r["content"]) for r in records)
         fresh, seen, seen_ids = [], set(existing), set()
         for record in records:
@@ -525,6 +553,13 @@ def _set(key, value) -> Settings:
     return settings
 
 
+def memory_models(settings: Settings) -> dict[str, str]:
+    "Each memory model's id -> what it wraps, as ``llm models`` lists them."
+    from .wrapper import memory_model_specs, wrapped_label
+
+    return {model_id: wrapped_label(inner_id) for model_id, inner_id in memory_model_specs(settings)}
+
+
 def _setting_name(key: str) -> str:
     aliases = {"extract_model": "extraction_model", "threshold": "min_similarity"}
     key = key.replace("-", "_")
@@ -549,11 +584,15 @@ def config(key, value, json_):
     settings = load_settings()
     if key is None:
         data = settings.to_dict()
+        wrappers = memory_models(settings)
         if json_:
-            click.echo(json.dumps(data, indent=2))
+            click.echo(json.dumps({**data, "wrappers": wrappers}, indent=2))
         else:
             for name, current in data.items():
                 click.echo(f"{name.replace('_', '-')}: {json.dumps(current)}")
+            click.echo("wrappers:")
+            for model_id, wraps in wrappers.items():
+                click.echo(f"  {model_id}: wraps {wraps}")
         return
     name = _setting_name(key)
     if value is None:
@@ -631,15 +670,16 @@ def path():
 
 
 @memories.command()
+@database_option
 @click.option("json_", "--json", is_flag=True, help="Output as JSON")
-def stats(json_):
+def stats(json_, database):
     """Counts: memories, per conversation, per source, embedding coverage, jobs.
 
     \b
     Example:
         llm memories stats --json
     """
-    with open_store() as store:
+    with open_store(database, create=False) as store:
         data = store.stats()
     if json_:
         click.echo(json.dumps(data, indent=2))
@@ -658,10 +698,31 @@ def stats(json_):
         click.echo("Jobs: " + ", ".join(f"{k} {v}" for k, v in sorted(data["jobs"].items())))
 
 
+def job_summary(job: dict) -> str:
+    """One honest line about a job's outcome, in the words of its kind."""
+    from .store import MAX_JOB_ATTEMPTS
+
+    if job["status"] == "failed" or (job["status"] == "pending" and job["error"]):
+        retry = job["status"] == "pending" and job["attempts"] < MAX_JOB_ATTEMPTS
+        return ("will retry: " if retry else "gave up: ") + (job["error"] or "")
+    result = job["result"]
+    if not result:
+        return ""
+    if job["kind"] == "index_history":
+        n = result.get("embedded", 0)
+        return f"embedded {n} turn{'s' if n != 1 else ''} of history"
+    parts = [f"added {result.get('added', 0)}"]
+    for name in ("duplicates", "merged", "secrets", "superseded"):
+        if result.get(name):
+            parts.append(f"{name} {result[name]}")
+    return ", ".join(parts)
+
+
 @memories.command()
-@click.option("-n", "--count", type=int, default=10, help="Number of jobs to show")
+@database_option
+@click.option("-n", "--count", type=int, default=10, help="Number of jobs to show (0: all)")
 @click.option("json_", "--json", is_flag=True, help="Output as JSON")
-def log(count, json_):
+def log(count, json_, database):
     """Show recent background jobs (extraction), with errors, and the log file.
 
     \b
@@ -670,22 +731,19 @@ def log(count, json_):
     """
     from .worker import log_path
 
-    with open_store() as store:
-        jobs = store.jobs(count)
+    with open_store(database, create=False) as store:
+        jobs = store.jobs(count or None)
     if json_:
         click.echo(json.dumps(jobs, indent=2, ensure_ascii=False))
         return
     if not jobs:
         click.echo("No jobs yet.", err=True)
     for job in jobs:
-        detail = job["error"] or ""
-        if job["result"]:
-            detail = f"added {job['result'].get('added', 0)}, skipped {job['result'].get('skipped', 0)}"
         click.echo(f"#{job['id']} {job['kind']} {job['status']} "
-                   f"{format_time(job['created_at'])} attempts={job['attempts']} {detail}")
+                   f"{format_time(job['created_at'])} attempts={job['attempts']} {job_summary(job)}")
     path = log_path()
     if path.exists():
-        lines = path.read_text(errors="replace").splitlines()[-count:]
+        lines = path.read_text(errors="replace").splitlines()[-(count or 10):]
         if lines:
             click.echo(f"\nLast lines of {path}:")
             for line in lines:
@@ -693,7 +751,8 @@ def log(count, json_):
 
 
 @memories.command()
-def process():
+@database_option
+def process(database):
     """Run queued background jobs now, in the foreground.
 
     \b
@@ -702,16 +761,15 @@ def process():
     """
     from .worker import run_queue
 
-    try:
-        processed = run_queue()
-    except StoreError as ex:
-        raise click.ClickException(str(ex))
+    with open_store(database) as store:
+        processed = run_queue(store)
     click.echo(f"Processed {processed} job{'s' if processed != 1 else ''}", err=True)
 
 
 @memories.command()
+@database_option
 @click.option("all_", "--all", is_flag=True, help="Re-embed every memory, not just those missing a vector")
-def reindex(all_):
+def reindex(all_, database):
     """Embed memories with the configured embedding model.
 
     Run after changing 'embedding-model': memories embedded with another
@@ -729,7 +787,7 @@ def reindex(all_):
         raise click.ClickException(
             "No embedding model is configured or installed; see 'llm memories config embedding-model'"
         )
-    with open_store() as store:
+    with open_store(database, create=False) as store:
         if all_:
             todo = [(m.id, m.content) for m in store.list()]
         else:

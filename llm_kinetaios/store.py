@@ -34,6 +34,8 @@ MAX_JOB_ATTEMPTS = 3
 # A failed job waits this long before it is tried again, so a network
 # outage is not hammered by immediate retries.
 RETRY_DELAY_SECONDS = 30
+# Jobs older than this are a backlog: they run after the current turn's.
+BACKLOG_SECONDS = 120
 
 SOURCES = ("extracted", "manual", "import")
 
@@ -636,7 +638,9 @@ class MemoryStore:
         return cursor.lastrowid
 
     def claim_job(self, worker_pid: int | None = None, *, sole_worker: bool = False) -> Job | None:
-        """Take the oldest runnable job, atomically, or None if there is none.
+        """Take the next runnable job, atomically, or None if there is none:
+        the oldest of those queued in the last BACKLOG_SECONDS, else the
+        oldest of the backlog.
 
         Runnable: pending (a retried one only after RETRY_DELAY_SECONDS), or
         running but abandoned, with attempts left. Abandoned means its worker
@@ -670,11 +674,14 @@ class MemoryStore:
         now = now_ms()
         stale_before = now - STALE_JOB_SECONDS * 1000
         retry_before = now - RETRY_DELAY_SECONDS * 1000
+        # Jobs queued in the last BACKLOG_SECONDS first, oldest first among
+        # them: the turn that just ended is not kept waiting behind a backlog
+        # queued while no worker ran (LLM_KINETAIOS_WORKER=off).
         rows = self.db.execute(
             "select id, kind, payload, attempts, status, worker_pid, started_at, finished_at "
             "from memory_jobs where status in ('pending', 'running') "
-            "and attempts < ? order by id",
-            [MAX_JOB_ATTEMPTS],
+            "and attempts < ? order by created_at < ?, id",
+            [MAX_JOB_ATTEMPTS, now - BACKLOG_SECONDS * 1000],
         ).fetchall()
         for job_id, kind, payload, attempts, status, pid, started_at, finished_at in rows:
             if (
@@ -710,11 +717,12 @@ class MemoryStore:
     def pending_job_count(self) -> int:
         return self.db["memory_jobs"].count_where("status in ('pending', 'running')")
 
-    def jobs(self, limit: int = 20, kind: str | None = None) -> list[dict]:
+    def jobs(self, limit: int | None = 20, kind: str | None = None) -> list[dict]:
         "The newest jobs (of one kind, if given), for ``llm memories log``."
         where, params = ("where kind = ?", [kind]) if kind else ("", [])
         rows = self.db.query(
-            f"select * from memory_jobs {where} order by id desc limit ?", params + [limit]
+            f"select * from memory_jobs {where} order by id desc limit ?",
+            params + [limit if limit else -1],  # 0 or None: all, as llm logs -n 0
         )
         return [
             {**row, "payload": json.loads(row["payload"]), "result": json.loads(row["result"])

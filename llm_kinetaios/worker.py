@@ -29,7 +29,7 @@ import llm
 
 from .config import Settings, load_settings
 from .extraction import ExtractionError, Turn, extract_facts
-from .store import Job, MemoryStore, describe_sqlite_error
+from .store import MAX_JOB_ATTEMPTS, Job, MemoryStore, describe_sqlite_error
 
 log = logging.getLogger("llm_kinetaios")
 
@@ -161,7 +161,7 @@ def process_job(store: MemoryStore, job: Job, settings: Settings) -> None:
         with _time_limit(JOB_TIMEOUT_SECONDS):
             result = runner(store, job.payload, settings)
     except Exception as ex:
-        retry = not isinstance(ex, _PERMANENT)
+        retry = not isinstance(ex, _PERMANENT) and job.attempts < MAX_JOB_ATTEMPTS
         message = f"{type(ex).__name__}: {ex}"
         if "database" in message.lower():
             message = describe_sqlite_error(ex, "logs.db")

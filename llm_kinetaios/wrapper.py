@@ -79,6 +79,22 @@ def resolve_model(model_id: str | None):
     return _INNER_CACHE[key]
 
 
+def memory_model_specs(settings: Settings) -> list[tuple[str, str | None]]:
+    """(model id, id of the model it wraps) of every memory model: the two
+    built in, then those added with ``llm memories wrap``. None wraps llm's
+    default model, whatever it is when a prompt runs."""
+    return [
+        ("memory-claude", settings.claude_model),
+        ("memory", None),
+        *((f"memory-{inner_id}", inner_id) for inner_id in settings.wrapped_models),
+    ]
+
+
+def wrapped_label(inner_model_id: str | None) -> str:
+    "What a memory model wraps, in words for ``llm models`` and ``llm memories config``."
+    return inner_model_id or f"{llm.get_default_model()}, the default model"
+
+
 def _delegated(name: str, default):
     "A property reading the inner model's attribute, or ``default`` if it is missing."
 
@@ -94,10 +110,9 @@ class _MemoryModelMixin:
 
     inner_model_id: str | None
 
-    def __init__(self, model_id: str, inner_model_id: str | None, description: str = ""):
+    def __init__(self, model_id: str, inner_model_id: str | None):
         self.model_id = model_id
         self.inner_model_id = inner_model_id  # None: follow llm's default model
-        self.description = description
         self._block_cache: dict[tuple, str | None] = {}
 
     # Delegation: these properties never raise, so `llm models` works even
@@ -143,7 +158,7 @@ class _MemoryModelMixin:
         return None
 
     def __str__(self):
-        return f"Memory: {self.model_id}"
+        return f"Memory: {self.model_id} (wraps {wrapped_label(self.inner_model_id)})"
 
     # The turn ---------------------------------------------------------------
 
