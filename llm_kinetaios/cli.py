@@ -669,6 +669,26 @@ def path():
     click.echo(logs_db_path())
 
 
+@memories.command(name="datasette-metadata")
+@database_option
+def datasette_metadata(database):
+    """Print a Datasette metadata file that makes memories searchable.
+
+    Only needed when Datasette runs from another environment than llm: where
+    both are installed together, this plugin tells Datasette itself.
+
+    \b
+    Example:
+        llm memories datasette-metadata > memories.json
+        datasette "$(llm logs path)" -m memories.json
+    """
+    from .datasette_plugin import metadata_for
+    from .store import logs_db_path
+
+    name = Path(database or logs_db_path()).stem
+    click.echo(json.dumps(metadata_for([name]), indent=2))
+
+
 @memories.command()
 @database_option
 @click.option("json_", "--json", is_flag=True, help="Output as JSON")
