@@ -64,6 +64,9 @@ PAIRS = [  # (candidate, baseline, what the ratio means)
     ("anthropic+kinetaios", "anthropic", "the plugin, llm-anthropic loaded in both"),
     ("kinetaios", "none", "the plugin alone, no other plugins"),
     ("anthropic+kinetaios", "anthropic, no numpy", "installing the plugin (numpy included)"),
+    # A user with no llm-anthropic before: installing this plugin brings it,
+    # and llm imports the Anthropic SDK on every command from then on.
+    ("anthropic+kinetaios", "none", "installing the plugin where llm-anthropic was not"),
 ]
 COMMANDS = {"llm --help": ["--help"], "llm models": ["models"]}
 
