@@ -37,7 +37,11 @@ class Settings:
     min_keyword_hits: int = 2
     query_messages: int = 3
     query_chars: int = 500
-    scope: str = "all"  # "all" or "conversation"
+    # "project": global memories and the current project's (projects.py);
+    # "conversation": also only this conversation's and those of none;
+    # "all": every memory, whatever its project.
+    scope: str = "project"
+    pinned_tokens: int = 300  # budget of the pinned memories sent each conversation
     ranking: str = "hybrid"  # "hybrid" (cosine + keywords, fused) or "cosine"
     # "sticky": earlier turns' blocks are re-sent where they were, and a turn
     # adds only memories the conversation has not seen (the request stays a
@@ -47,6 +51,9 @@ class Settings:
     # Extraction
     extraction_model: str | None = None  # None: the wrapped model itself
     paused: bool = False
+    # Pin the facts extraction marks as standing instructions ("answer in
+    # French"). Off: the user decides what is sent on every turn.
+    auto_pin: bool = False
     # Wrapping
     claude_model: str = DEFAULT_CLAUDE_MODEL
     wrapped_models: list[str] = field(default_factory=list)
@@ -61,7 +68,7 @@ class Settings:
         return dataclasses.asdict(self)
 
 
-SCOPES = ("all", "conversation")
+SCOPES = ("project", "all", "conversation")
 RANKINGS = ("hybrid", "cosine")
 INJECTIONS = ("sticky", "fresh")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 EXTRACTION_SYSTEM = """\
 You maintain a long-term memory of durable facts about a user of an AI assistant.
@@ -33,8 +33,14 @@ Facts listed under <known_facts> are remembered already: never repeat them, not 
 in other words. When the user says something that makes a known fact no longer true
 (they moved, changed job, changed a preference), state the new fact and list it under
 "updates" with the number of the known fact it replaces.
-Return JSON: {"facts": ["...", "..."], "updates": [{"fact": 1, "known": 2}]}, where
-"fact" counts facts from 1. Return {"facts": [], "updates": []} when there is nothing
+Under "project", list the numbers of the facts that are about the project named in
+<current_project> (its code, conventions, tools, deployment) rather than about the user
+in general; leave it empty when there is no current project.
+Under "instructions", list the numbers of the facts that are standing instructions on how
+to answer every time (language, units, tone, how to address the user).
+Return JSON: {"facts": ["...", "..."], "updates": [{"fact": 1, "known": 2}],
+"project": [2], "instructions": [1]}, where "fact" counts facts from 1. Return
+{"facts": [], "updates": [], "project": [], "instructions": []} when there is nothing
 durable to learn, which is the common case."""
 
 EXTRACTION_SCHEMA = {
@@ -49,6 +55,10 @@ EXTRACTION_SCHEMA = {
                 "required": ["fact", "known"],
             },
         },
+        # Numbers of the facts about the current project, not the user at large.
+        "project": {"type": "array", "items": {"type": "integer"}},
+        # Numbers of the facts that are standing instructions on how to answer.
+        "instructions": {"type": "array", "items": {"type": "integer"}},
     },
     "required": ["facts"],
 }
@@ -65,12 +75,14 @@ class Turn:
     user: str
     assistant: str
     known: tuple[str, ...] = ()
+    project: str | None = None
 
     def to_prompt(self) -> str:
         user = self.user[-MAX_INPUT_CHARS:]
         assistant = self.assistant[:MAX_INPUT_CHARS // 2]
         known = "\n".join(f"[{n}] {fact}" for n, fact in enumerate(self.known, 1)) or "(none)"
         return (
+            f"<current_project>\n{self.project or '(none)'}\n</current_project>\n\n"
             f"<known_facts>\n{known}\n</known_facts>\n\n"
             f"<user_message>\n{user}\n</user_message>\n\n"
             f"<assistant_reply>\n{assistant}\n</assistant_reply>"
@@ -86,6 +98,8 @@ class Extracted:
     facts: list[str]
     # fact index (0-based) -> known fact index (0-based) that it replaces
     updates: dict[int, int]
+    project: set[int] = field(default_factory=set)  # indexes of facts about the current project
+    instructions: set[int] = field(default_factory=set)  # indexes of standing instructions
 
 
 def extract_facts(model, turn: Turn) -> Extracted:
@@ -106,18 +120,39 @@ def extract_facts(model, turn: Turn) -> Extracted:
         fact, known = update
         if 0 <= fact < len(raw) and 0 <= known < len(turn.known) and raw[fact] in facts:
             updates[facts.index(raw[fact])] = known
-    return Extracted(facts, updates)
+
+    def marked(name: str) -> set[int]:
+        return {facts.index(raw[n]) for n in parse_numbers(text, name)
+                if 0 <= n < len(raw) and raw[n] in facts}
+
+    return Extracted(facts, updates, marked("project") if turn.project else set(),
+                     marked("instructions"))
 
 
-def parse_updates(text: str) -> list[tuple[int, int]]:
-    "(fact, known) pairs, 0-based, from an answer's \"updates\" list, if any."
+def _answer_object(text: str) -> dict:
+    "The answer's outermost JSON object, or {}."
     start, end = text.find("{"), text.rfind("}")
     try:
         data = json.loads(text[start : end + 1]) if 0 <= start < end else {}
     except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def parse_numbers(text: str, name: str) -> list[int]:
+    "The 0-based fact indexes an answer lists under ``name`` (1-based in the answer)."
+    items = _answer_object(text).get(name) or []
+    if not isinstance(items, list):
         return []
+    return [n - 1 for n in items if isinstance(n, int) and not isinstance(n, bool)]
+
+
+def parse_updates(text: str) -> list[tuple[int, int]]:
+    "(fact, known) pairs, 0-based, from an answer's \"updates\" list, if any."
+    data = _answer_object(text)
     pairs = []
-    for item in (data.get("updates") or []) if isinstance(data, dict) else []:
+    updates = data.get("updates") or []
+    for item in updates if isinstance(updates, list) else []:
         if isinstance(item, dict) and isinstance(item.get("fact"), int) and isinstance(item.get("known"), int):
             pairs.append((item["fact"] - 1, item["known"] - 1))
     return pairs

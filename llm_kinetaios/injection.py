@@ -29,6 +29,11 @@ sticky (the default)
 fresh
     One new block per turn just before the newest user message, nothing of
     earlier turns: the request's tail (block + message) changes every turn.
+
+Either way the Injection lists every memory the request shows (``shown``):
+in which block, how it was chosen (pinned, cosine, hybrid, keyword, recent,
+update, retracted) and with what score, recorded against the response it
+served for ``llm memories used``.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from .recall import format_block, message_text
+from .recall import block_items, format_block, message_text
 
 STICKY_CAP_FACTOR = 3
 
@@ -51,6 +56,27 @@ class Injection:
     earlier: int = 0  # how many of ``blocks`` are earlier turns' blocks, re-sent
     new_memories: int = 0  # memories this turn's own block shows
     reset: bool = False
+    # One dict per memory the request shows, in request order: memory_id,
+    # block (1-based), position (in the block), method, score, sent_by (the
+    # response whose turn first sent the block; None: this turn's).
+    shown: list[dict] = field(default_factory=list)
+
+
+Chosen = dict  # memory id -> (method, score): how recall picked each memory
+
+
+def shown_in_blocks(entries) -> list[dict]:
+    """``Injection.shown`` for blocks given as (message index, memories,
+    retracted, Chosen, sent_by), in any order."""
+    shown = []
+    for number, (_, memories, retracted, chosen, sent_by) in enumerate(
+        sorted(entries, key=lambda entry: entry[0]), 1
+    ):
+        for position, (memory, _, is_retracted) in enumerate(block_items(memories, retracted), 1):
+            method, score = ("retracted", None) if is_retracted else chosen.get(memory.id, ("unknown", None))
+            shown.append(dict(memory_id=memory.id, block=number, position=position,
+                              method=method, score=score, sent_by=sent_by))
+    return shown
 
 
 def newest_user_index(messages) -> int | None:
@@ -76,12 +102,14 @@ def block_sha(block: str | None) -> str:
     return hashlib.sha256((block or "").encode()).hexdigest()
 
 
-def fresh_injection(messages, block: str | None, memory_count: int) -> Injection:
-    "The ``fresh`` placement: ``block`` (of ``memory_count`` memories) just before the newest user message."
+def fresh_injection(messages, memories: Sequence, chosen: Chosen | None = None) -> Injection:
+    "The ``fresh`` placement: a block of ``memories`` just before the newest user message."
     newest = newest_user_index(messages)
+    block = format_block(list(memories))
     if newest is None or not block:
         return Injection()
-    return Injection({newest: block}, new_memories=memory_count)
+    shown = shown_in_blocks([(newest, memories, (), chosen or {}, None)])
+    return Injection({newest: block}, new_memories=len(memories), shown=shown)
 
 
 def sticky_injection(
@@ -90,13 +118,16 @@ def sticky_injection(
     conversation_id: str | None,
     recall_memories: Callable[[], list],
     recall_limit: int,
+    chosen: Chosen | None = None,
 ) -> Injection:
     """The ``sticky`` placement; see the module docstring.
 
     ``recall_memories()`` runs recall for this turn; it is not called when
     this very turn was answered before (a tool-call chain sends the same user
-    message again), whose recorded block is re-sent as it was.
+    message again), whose recorded block is re-sent as it was. It fills
+    ``chosen`` with how it picked each memory.
     """
+    chosen = chosen if chosen is not None else {}
     prints = user_fingerprints(messages)
     if not prints:
         return Injection()
@@ -124,6 +155,14 @@ def sticky_injection(
                 chosen.append((index, row))
         return chosen
 
+    def entries_of(turns, blocks) -> list:
+        "shown_in_blocks entries of the recorded ``turns`` whose block is sent."
+        return [
+            (index, [by_id[i] for i in row["memory_ids"]], [by_id[i] for i in row["retracted_ids"]],
+             {i: tuple(m) for i, m in zip(row["memory_ids"], row["methods"])}, row.get("response_id"))
+            for index, row in turns if index in blocks
+        ]
+
     def blocks_of(turns) -> tuple[bool, dict[int, str]]:
         blocks, valid = {}, True
         for index, row in turns:
@@ -135,9 +174,11 @@ def sticky_injection(
 
     newest_index, newest_print = prints[-1]
     if newest_print in rows:  # this turn again: re-send exactly what it was sent
-        valid, blocks = blocks_of(since_reset(prints))
+        turns = since_reset(prints)
+        valid, blocks = blocks_of(turns)
         if valid:
-            return Injection(blocks, earlier=len(blocks) - (newest_index in blocks))
+            return Injection(blocks, earlier=len(blocks) - (newest_index in blocks),
+                             shown=shown_in_blocks(entries_of(turns, blocks)))
 
     earlier = since_reset(prints[:-1])
     valid, blocks = blocks_of(earlier)
@@ -149,6 +190,9 @@ def sticky_injection(
     if valid:
         retracted = [by_id[i] for i in shown if not by_id[i].current and i not in already_retracted]
         replacements = [current_replacement(store, m) for m in retracted]
+        for replacement in replacements:
+            if replacement is not None:
+                chosen.setdefault(replacement.id, ("update", None))
         offered = set(shown)
         for memory in [*(r for r in replacements if r is not None), *recalled]:
             if memory.id not in offered:
@@ -161,6 +205,9 @@ def sticky_injection(
     earlier_count = len(blocks)
     if block:
         blocks[newest_index] = block
+    entries = entries_of(earlier, blocks) if not reset else []
+    if block:
+        entries.append((newest_index, new, retracted, chosen, None))
     record = None
     if block or reset:  # a reset is recorded even when empty: later turns start from it
         record = dict(
@@ -170,8 +217,10 @@ def sticky_injection(
             retracted_ids=[m.id for m in retracted],
             block_sha=block_sha(block),
             reset=reset,
+            methods=[chosen.get(m.id, ("unknown", None)) for m in new],
         )
-    return Injection(blocks, record, earlier_count, len(new) if block else 0, reset)
+    return Injection(blocks, record, earlier_count, len(new) if block else 0, reset,
+                     shown_in_blocks(entries))
 
 
 def current_replacement(store, memory, max_hops: int = 20):

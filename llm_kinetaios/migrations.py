@@ -219,3 +219,49 @@ def m007_injection_retractions(db):
     # rebuilt byte for byte on later turns (injection.py).
     if "retracted_ids" not in db["kinetaios_injections"].columns_dict:
         db["kinetaios_injections"].add_column("retracted_ids", str, not_null_default="[]")
+
+
+@migration
+def m008_project_scope(db):
+    # The project a memory belongs to (projects.py: a normalised git remote
+    # URL, else the checkout's path); NULL means a global memory.
+    if "project" not in db["memories"].columns_dict:
+        db["memories"].add_column("project", str)
+    db["memories"].create_index(["project"], if_not_exists=True)
+
+
+@migration
+def m009_pins(db):
+    # When the memory was pinned (injected on every turn); NULL: not pinned.
+    if "pinned_at" not in db["memories"].columns_dict:
+        db["memories"].add_column("pinned_at", int)
+
+
+@migration
+def m010_memory_uses(db):
+    # Which response each recorded block served, and how each memory in it
+    # was chosen (pinned, cosine, hybrid, keyword, recent) with its score.
+    columns = db["kinetaios_injections"].columns_dict
+    if "response_id" not in columns:
+        db["kinetaios_injections"].add_column("response_id", str)
+    if "methods" not in columns:
+        db["kinetaios_injections"].add_column("methods", str, not_null_default="[]")
+    # One row per memory shown to a response, in any block of its request
+    # (``llm memories used``, ``show``). Ids only: no memory text is copied.
+    db["kinetaios_memory_uses"].create(
+        {
+            "response_id": str,
+            "memory_id": str,
+            "conversation_id": str,
+            "block": int,  # 1-based, in the order of the request
+            "position": int,  # 1-based, within the block
+            "method": str,
+            "score": float,
+            "sent_by": str,  # the response whose turn first sent the block
+            "created_at": int,
+        },
+        pk=("response_id", "block", "position"),
+        not_null={"response_id", "memory_id", "block", "position", "method", "created_at"},
+        if_not_exists=True,
+    )
+    db["kinetaios_memory_uses"].create_index(["memory_id", "created_at"], if_not_exists=True)

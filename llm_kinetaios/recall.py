@@ -13,6 +13,9 @@ The cascade, with thresholds from Settings:
 
 Memories chosen by relevance (1 or 2) are marked used; the recency fallback
 is not, because it says nothing about relevance.
+
+Every step sees only the memories in scope (projects.py): another project's
+are masked out of the candidates, whatever the ranking.
 """
 
 from __future__ import annotations
@@ -79,36 +82,52 @@ def recall(
     conversation_id: str | None = None,
     embedding_model=None,
     mark_used: bool = True,
+    project: str | None = None,
+    excluded: set[str] | None = None,
 ) -> RecallResult:
     """Run the cascade for ``query``; see the module docstring.
 
     ``conversation_id`` restricts recall to that conversation (plus global
-    memories) when ``settings.scope`` is "conversation".
+    memories) when ``settings.scope`` is "conversation". Recall sees global
+    memories and ``project``'s (None: global ones only), or every memory
+    with ``settings.scope`` "all". ``excluded``: ids masked out, when the
+    caller has computed ``projects.out_of_scope`` already.
     """
+    from .projects import out_of_scope
+
     scope_id = conversation_id if settings.scope == "conversation" else None
     limit = settings.recall_limit
     if limit <= 0 or not query.strip():
         return RecallResult()
+    if excluded is None:
+        excluded = out_of_scope(store, settings, project)
 
     if embedding_model is not None:
-        result = _cosine(store, query, settings, scope_id, embedding_model)
+        result = _cosine(store, query, settings, scope_id, embedding_model, excluded)
         if result is not None:
             if mark_used:
                 store.mark_used([m.id for m in result.memories])
             return result
 
-    hits = store.search(query, limit, conversation_id=scope_id)
+    hits = _search(store, query, limit, scope_id, excluded)
     if hits and len(hits) >= settings.min_keyword_hits:
         memories = [memory for memory, _ in hits]
         if mark_used:
             store.mark_used([m.id for m in memories])
         return RecallResult(memories, "keyword", [score for _, score in hits])
 
-    memories = store.recent(limit, conversation_id=scope_id)
+    memories = store.recent(limit + len(excluded), conversation_id=scope_id)
+    memories = [m for m in memories if m.id not in excluded][:limit]
     return RecallResult(memories, "recent" if memories else "none", [])
 
 
-def _cosine(store, query, settings, scope_id, embedding_model) -> RecallResult | None:
+def _search(store, query, limit, scope_id, excluded) -> list:
+    "store.search, leaving out the ``excluded`` ids (fetching enough to fill ``limit``)."
+    hits = store.search(query, limit + len(excluded), conversation_id=scope_id)
+    return [(m, score) for m, score in hits if m.id not in excluded][:limit]
+
+
+def _cosine(store, query, settings, scope_id, embedding_model, excluded=frozenset()) -> RecallResult | None:
     import numpy as np
 
     from .embeddings import default_min_similarity, embed_query
@@ -122,6 +141,8 @@ def _cosine(store, query, settings, scope_id, embedding_model) -> RecallResult |
                     embedding_model.model_id)
         return None
     scores = matrix @ vector  # one vectorised product over every memory
+    if excluded:  # out of scope: never above any threshold
+        scores[[i for i, memory_id in enumerate(ids) if memory_id in excluded]] = -np.inf
     threshold = settings.min_similarity
     if threshold is None:
         threshold = default_min_similarity(embedding_model)
@@ -130,7 +151,7 @@ def _cosine(store, query, settings, scope_id, embedding_model) -> RecallResult |
         return None
     limit = settings.recall_limit
     if settings.ranking == "hybrid":
-        return _fused(store, query, scores, above, ids, limit, scope_id)
+        return _fused(store, query, scores, above, ids, limit, scope_id, excluded)
     if len(above) > limit:
         best = above[np.argpartition(-scores[above], limit - 1)[:limit]]
     else:
@@ -146,7 +167,7 @@ RRF_K = 60  # the constant of Cormack et al.'s reciprocal rank fusion
 FUSION_DEPTH = 50
 
 
-def _fused(store, query, scores, above, ids, limit, scope_id) -> RecallResult:
+def _fused(store, query, scores, above, ids, limit, scope_id, excluded=frozenset()) -> RecallResult:
     """Reciprocal rank fusion of the cosine ranking (memories above the
     threshold only) and the keyword ranking."""
     import numpy as np
@@ -158,12 +179,27 @@ def _fused(store, query, scores, above, ids, limit, scope_id) -> RecallResult:
     fused: dict[str, float] = {}
     for rank, index in enumerate(top):
         fused[ids[index]] = 1.0 / (RRF_K + rank + 1)
-    for rank, (memory, _) in enumerate(store.search(query, depth, conversation_id=scope_id)):
+    for rank, (memory, _) in enumerate(_search(store, query, depth, scope_id, excluded)):
         fused[memory.id] = fused.get(memory.id, 0.0) + 1.0 / (RRF_K + rank + 1)
     chosen = sorted(fused, key=lambda i: -fused[i])[:limit]
     by_id = {m.id: m for m in store.get_many(chosen)}
     memories = [by_id[i] for i in chosen if i in by_id]
     return RecallResult(memories, "hybrid", [fused[m.id] for m in memories])
+
+
+def block_items(memories: Sequence[Memory], retracted: Sequence[Memory] = ()) -> list[tuple[Memory, str, bool]]:
+    """(memory, its bullet, whether it is retracted) of each memory a block of
+    ``memories`` and ``retracted`` shows, in block order: those that pass the
+    safety filter, each text once."""
+    items = []
+    seen = set()
+    for prefix, group in (("", memories), (RETRACTED_PREFIX, retracted)):
+        for memory in group:
+            text = sanitize_memory(memory.content)
+            if text and (prefix, text) not in seen:
+                seen.add((prefix, text))
+                items.append((memory, f"- {prefix}{text}", bool(prefix)))
+    return items
 
 
 def format_block(memories: list[Memory], retracted: Sequence[Memory] = ()) -> str | None:
@@ -173,14 +209,7 @@ def format_block(memories: list[Memory], retracted: Sequence[Memory] = ()) -> st
 
     Every memory passes the safety filter; None if nothing survives.
     """
-    lines = []
-    seen = set()
-    for prefix, group in (("", memories), (RETRACTED_PREFIX, retracted)):
-        for memory in group:
-            text = sanitize_memory(memory.content)
-            if text and (prefix, text) not in seen:
-                seen.add((prefix, text))
-                lines.append(f"- {prefix}{text}")
+    lines = [line for _, line, _ in block_items(memories, retracted)]
     if not lines:
         return None
     return f"{BLOCK_HEADING}\n\n{BLOCK_PREAMBLE}\n\n" + "\n".join(lines)

@@ -67,15 +67,18 @@ def new_id() -> str:
 _WHITESPACE = re.compile(r"\s+")
 
 
-def content_key(text: str) -> str:
+def content_key(text: str, project: str | None = None) -> str:
     """The normalised form two memories share when they say the same thing.
 
     Unicode-normalised, case-folded, whitespace collapsed, and trailing
     punctuation dropped: "Likes  tea." and "likes tea" are one memory.
+    A project memory's key starts with its project, so two projects may each
+    hold "The project uses tabs".
     """
     text = unicodedata.normalize("NFKC", text).casefold()
     text = _WHITESPACE.sub(" ", text).strip()
-    return text.strip(" .!?;:,\"'`")
+    text = text.strip(" .!?;:,\"'`")
+    return f"{project}\x1f{text}" if project else text
 
 
 @dataclass
@@ -94,15 +97,22 @@ class Memory:
     embedding_model: str | None
     superseded_by: str | None = None
     valid_until: int | None = None
+    project: str | None = None  # None: a global memory (projects.py)
+    pinned_at: int | None = None  # None: not pinned
 
     COLUMNS = (
         "id, content, conversation_id, source, source_response_id, created_at, "
-        "updated_at, last_used_at, use_count, embedding_model, superseded_by, valid_until"
+        "updated_at, last_used_at, use_count, embedding_model, superseded_by, valid_until, "
+        "project, pinned_at"
     )
 
     @property
     def current(self) -> bool:
         return self.superseded_by is None
+
+    @property
+    def pinned(self) -> bool:
+        return self.pinned_at is not None
 
     @classmethod
     def from_row(cls, row: dict) -> "Memory":
@@ -238,12 +248,23 @@ class MemoryStore:
         limit: int | None = None,
         offset: int = 0,
         history: bool = False,
+        project: str | None = None,
+        global_only: bool = False,
+        pinned_only: bool = False,
+        unused_before: int | None = None,
     ) -> list[Memory]:
         """Current memories newest first, optionally only one conversation's;
-        ``history=True`` includes superseded ones."""
+        ``history=True`` includes superseded ones. ``project``: only that
+        project's; ``global_only``: only global ones; ``pinned_only``: only
+        pinned ones; ``unused_before``: only unpinned ones not used (or, never
+        used, not created) since that time."""
         where, params = _scope_clause(
             conversation_id, include_global=False, current_only=not history
         )
+        extra, extra_params = _filter_clause(project, global_only, pinned_only, unused_before)
+        if extra:
+            where = (where + " and " if where else "where ") + extra
+            params += extra_params
         sql = f"select {Memory.COLUMNS} from memories {where} order by seq desc"
         if limit is not None:
             sql += " limit ? offset ?"
@@ -452,8 +473,10 @@ class MemoryStore:
                     "id": item.get("id") or new_id(),
                     "seq": next_seq,
                     "content": content,
-                    "content_key": content_key(content),
+                    "content_key": content_key(content, item.get("project")),
                     "conversation_id": item.get("conversation_id"),
+                    "project": item.get("project"),
+                    "pinned_at": item.get("pinned_at"),
                     "source": source,
                     "source_response_id": item.get("source_response_id"),
                     "created_at": item.get("created_at") or now_ms(),
@@ -497,9 +520,8 @@ class MemoryStore:
         content = content.strip()
         if not content:
             raise ValueError("A memory cannot be empty")
-        key = content_key(content)
         with self.transaction():
-            self.get(memory_id)
+            key = content_key(content, self.get(memory_id).project)
             clash = list(
                 self.db.execute(
                     "select id from memories where content_key = ? and id != ? "
@@ -588,7 +610,7 @@ class MemoryStore:
             chunk = fingerprints[start : start + 500]
             marks = ", ".join("?" for _ in chunk)
             for row in self.db.query(
-                "select fingerprint, memory_ids, retracted_ids, block_sha, reset "
+                "select fingerprint, memory_ids, retracted_ids, methods, response_id, block_sha, reset "
                 "from kinetaios_injections "
                 f"where conversation_id = ? and fingerprint in ({marks})",
                 [conversation_id or "", *chunk],
@@ -597,6 +619,7 @@ class MemoryStore:
                     **row,
                     "memory_ids": json.loads(row["memory_ids"]),
                     "retracted_ids": json.loads(row["retracted_ids"]),
+                    "methods": json.loads(row["methods"] or "[]"),
                 }
         return found
 
@@ -608,9 +631,13 @@ class MemoryStore:
         block_sha: str,
         reset: bool,
         retracted_ids: Sequence[str] = (),
+        methods: Sequence = (),
+        response_id: str | None = None,
     ) -> None:
         """Record what one turn's block showed (replacing an earlier record of
-        the same turn): the memories, then the outdated ones it retracted."""
+        the same turn): the memories, then the outdated ones it retracted;
+        how each memory was chosen ([method, score], parallel to
+        ``memory_ids``) and the response the block served."""
         with self.transaction():
             self.db["kinetaios_injections"].insert(
                 {
@@ -618,12 +645,129 @@ class MemoryStore:
                     "fingerprint": fingerprint,
                     "memory_ids": json.dumps(list(memory_ids)),
                     "retracted_ids": json.dumps(list(retracted_ids)),
+                    "methods": json.dumps([list(m) for m in methods]),
+                    "response_id": response_id,
                     "block_sha": block_sha,
                     "reset": int(reset),
                     "created_at": now_ms(),
                 },
                 replace=True,
             )
+
+    # Which memories each response was shown ------------------------------
+
+    def record_uses(self, response_id: str, conversation_id: str | None, shown: Sequence[dict]) -> None:
+        """Record the memories one response's request showed: dicts with
+        memory_id, block, position, method, score and sent_by (None: this
+        response's own block)."""
+        at = now_ms()
+        with self.transaction():
+            self.db["kinetaios_memory_uses"].insert_all(
+                [
+                    {
+                        "response_id": response_id,
+                        "memory_id": item["memory_id"],
+                        "conversation_id": conversation_id,
+                        "block": item["block"],
+                        "position": item["position"],
+                        "method": item["method"],
+                        "score": item.get("score"),
+                        "sent_by": item.get("sent_by") or response_id,
+                        "created_at": at,
+                    }
+                    for item in shown
+                ],
+                replace=True,
+            )
+
+    def uses_of_response(self, response_id: str) -> list[dict]:
+        "What one response was shown, in request order."
+        return list(self.db.query(
+            "select * from kinetaios_memory_uses where response_id = ? order by block, position",
+            [response_id],
+        ))
+
+    def uses_of_memory(self, memory_id: str, limit: int | None = None) -> list[dict]:
+        "The responses shown this memory, newest first."
+        return list(self.db.query(
+            "select * from kinetaios_memory_uses where memory_id = ? "
+            "order by created_at desc, response_id desc limit ?",
+            [memory_id, limit or -1],
+        ))
+
+    # Projects and pins ------------------------------------------------------
+
+    def other_projects_ids(self, project: str | None) -> set[str]:
+        "Ids of current memories of any project but ``project``."
+        return {
+            row[0] for row in self.db.execute(
+                "select id from memories where superseded_by is null "
+                "and project is not null and project is not ?",
+                [project],
+            )
+        }
+
+    def project_ids(self) -> dict[str, str]:
+        "id -> project of every current project memory."
+        return dict(self.db.execute(
+            "select id, project from memories where project is not null and superseded_by is null"
+        ).fetchall())
+
+    def pinned(self, out_of_scope: Iterable[str] = ()) -> list[Memory]:
+        "Current pinned memories, first pinned first, leaving out ``out_of_scope`` ids."
+        skip = set(out_of_scope)
+        return [
+            memory for memory in (
+                Memory.from_row(row) for row in self.db.query(
+                    f"select {Memory.COLUMNS} from memories where pinned_at is not null "
+                    "and superseded_by is null order by pinned_at, seq"
+                )
+            )
+            if memory.id not in skip
+        ]
+
+    def set_pinned(self, memory_ids: Sequence[str], pinned: bool) -> int:
+        """Pin (or unpin) these memories; an already pinned one keeps its place.
+        MemoryNotFound (and nothing changed) if any id is unknown."""
+        memory_ids = list(dict.fromkeys(memory_ids))
+        with self.transaction():
+            missing = [i for i in memory_ids if not self.db.execute(
+                "select 1 from memories where id = ?", [i]).fetchone()]
+            if missing:
+                raise MemoryNotFound(", ".join(missing))
+            marks = ", ".join("?" for _ in memory_ids)
+            if pinned:
+                sql = (f"update memories set pinned_at = ? where id in ({marks}) "
+                       "and pinned_at is null")
+                return self.db.execute(sql, [now_ms(), *memory_ids]).rowcount
+            sql = f"update memories set pinned_at = null where id in ({marks}) and pinned_at is not null"
+            return self.db.execute(sql, memory_ids).rowcount
+
+    def set_project(self, memory_id: str, project: str | None) -> Memory:
+        """Move a memory to ``project`` (None: make it global). ValueError if
+        a current memory there says the same already."""
+        with self.transaction():
+            memory = self.get(memory_id)
+            key = content_key(memory.content, project)
+            clash = self.db.execute(
+                "select id from memories where content_key = ? and id != ? "
+                "and superseded_by is null", [key, memory_id]).fetchone()
+            if clash:
+                raise ValueError(f"Memory {clash[0]} already says that there")
+            self.db.execute(
+                "update memories set project = ?, content_key = ?, updated_at = ? where id = ?",
+                [project, key, now_ms(), memory_id],
+            )
+        return self.get(memory_id)
+
+    def projects(self) -> list[dict]:
+        """Each project with current memories (None: the global ones), with
+        counts, the largest first."""
+        return list(self.db.query(
+            "select project, count(*) as memories, count(pinned_at) as pinned, "
+            "max(last_used_at) as last_used_at from memories where superseded_by is null "
+            "group by project order by project is not null, memories desc, project"
+        ))
 
     # The job queue --------------------------------------------------------
 
@@ -755,6 +899,24 @@ def _scope_clause(
     if not conditions:
         return "", []
     return "where " + " and ".join(conditions), params
+
+
+def _filter_clause(project, global_only, pinned_only, unused_before) -> tuple[str, list]:
+    "The conditions of ``MemoryStore.list``'s project, pin and use filters."
+    conditions, params = [], []
+    if project is not None:
+        conditions.append("project = ?")
+        params.append(project)
+    if global_only:
+        conditions.append("project is null")
+    if pinned_only:
+        conditions.append("pinned_at is not null")
+    if unused_before is not None:
+        # Never used: counts from its creation. Pinned memories are kept: the
+        # user chose them.
+        conditions.append("pinned_at is null and coalesce(last_used_at, created_at) < ?")
+        params.append(unused_before)
+    return " and ".join(conditions), params
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)

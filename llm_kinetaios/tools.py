@@ -41,12 +41,14 @@ def recall_memory(query: str, limit: int = 8) -> str:
 
 def search_memories(store, query: str, limit: int, embedding_model) -> list:
     "Current memories best first: by cosine when there are vectors, else keywords."
-    from .config import Settings
+    from .config import Settings, load_settings
+    from .projects import current_project
     from .recall import recall
 
     settings = Settings(recall_limit=limit, min_cosine_hits=1, min_keyword_hits=1,
-                        min_similarity=-1.0)
-    result = recall(store, query, settings, embedding_model=embedding_model, mark_used=False)
+                        min_similarity=-1.0, scope=load_settings().scope)
+    result = recall(store, query, settings, embedding_model=embedding_model, mark_used=False,
+                    project=current_project())
     return result.memories if result.method != "recent" else []
 
 

@@ -181,9 +181,11 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dic
     """Extract facts from one turn and send them through the write path."""
     from .embeddings import resolve_embedding_model
     from .recall import recall
+    from .store import now_ms
     from .write import write_memories
 
     model_id = settings.extraction_model or payload["model_id"]
+    project = payload.get("project")  # where the turn ran; None: global facts only
     model = llm.get_model(model_id)
     user_text = payload.get("user", "")
     embedding_model = resolve_embedding_model(settings)
@@ -192,11 +194,13 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dic
         store, user_text, Settings(**{**settings.to_dict(), "recall_limit": 10,
                                       "min_cosine_hits": 1, "min_keyword_hits": 1}),
         conversation_id=payload.get("conversation_id"),
-        embedding_model=embedding_model, mark_used=False,
+        embedding_model=embedding_model, mark_used=False, project=project,
     )
     known_memories = [m for m in known.memories] if known.method != "recent" else []
-    turn = Turn(user_text, payload.get("assistant", ""), tuple(m.content for m in known_memories))
+    turn = Turn(user_text, payload.get("assistant", ""), tuple(m.content for m in known_memories),
+                project=project)
     extracted = extract_facts(model, turn)
+    pinned_at = now_ms()
     report = write_memories(
         store,
         [
@@ -206,6 +210,9 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dic
                 "source": "extracted",
                 "source_response_id": payload.get("response_id"),
                 "created_at": payload.get("created_at"),
+                "project": project if i in extracted.project else None,
+                # A standing instruction is pinned only if the user said so (auto-pin).
+                "pinned_at": pinned_at if settings.auto_pin and i in extracted.instructions else None,
                 # The extraction call itself said which known fact this replaces:
                 # supersession at no extra model call.
                 "supersedes": known_memories[extracted.updates[i]].id
@@ -215,7 +222,8 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dic
         ],
         embedding_model=embedding_model,
     )
-    return {"facts": extracted.facts, "model": model.model_id, **report.to_dict()}
+    return {"facts": extracted.facts, "model": model.model_id, **report.to_dict(),
+            "project_facts": len(extracted.project), "instructions": len(extracted.instructions)}
 
 
 HISTORY_BATCH = 200

@@ -193,7 +193,9 @@ class _MemoryModelMixin:
     def _plan_injection(self, prompt, inner, conversation, settings: Settings):
         from .embeddings import resolve_embedding_model
         from .injection import Injection, fresh_injection, sticky_injection
-        from .recall import format_block, recall, recall_query
+        from .pins import pinned_for_turn
+        from .projects import current_project, out_of_scope
+        from .recall import recall, recall_query
         from .store import MemoryStore
 
         query = recall_query(
@@ -204,21 +206,34 @@ class _MemoryModelMixin:
         conversation_id = conversation.id if conversation else None
         store = MemoryStore.open()
         try:
+            chosen: dict = {}  # memory id -> (method, score)
 
             def recalled():
+                "Pinned memories first, then recall's."
+                excluded = out_of_scope(store, settings, current_project())
+                pinned = pinned_for_turn(store, settings.pinned_tokens, excluded)
                 result = recall(
                     store,
                     query,
                     settings,
                     conversation_id=conversation_id,
                     embedding_model=resolve_embedding_model(settings),
+                    excluded=excluded,
                 )
-                _debug(f"recall: {result.method}, {len(result.memories)} memories")
-                return result.memories
+                _debug(f"recall: {len(pinned)} pinned, {result.method}, "
+                       f"{len(result.memories)} memories")
+                chosen.update({m.id: ("pinned", None) for m in pinned})
+                scores = result.scores or [None] * len(result.memories)
+                for memory, score in zip(result.memories, scores):
+                    chosen.setdefault(memory.id, (result.method, score))
+                recalled_ids = {m.id for m in result.memories} if result.method != "recent" else set()
+                store.mark_used([m.id for m in pinned if m.id not in recalled_ids])
+                return pinned + [m for m in result.memories if chosen[m.id][0] != "pinned"]
 
             if settings.injection == "sticky":
                 injection = sticky_injection(
-                    store, prompt.messages, conversation_id, recalled, settings.recall_limit
+                    store, prompt.messages, conversation_id, recalled, settings.recall_limit,
+                    chosen,
                 )
                 _debug(
                     f"sticky: {injection.earlier} earlier blocks re-sent, "
@@ -231,7 +246,7 @@ class _MemoryModelMixin:
             cache_key = (conversation_id, hashlib.sha256(query.encode()).hexdigest())
             if cache_key not in self._block_cache:
                 memories = recalled()
-                self._block_cache = {cache_key: (format_block(memories), len(memories))}
+                self._block_cache = {cache_key: (memories, dict(chosen))}
             return fresh_injection(prompt.messages, *self._block_cache[cache_key])
         finally:
             store.close()
@@ -263,8 +278,9 @@ class _MemoryModelMixin:
         the worker. Never raises."""
         try:
             record = injection.record if injection else None
+            shown = injection.shown if injection else []
             extract, index_history = self._work_for(prompt, response, conversation, text_chunks, settings)
-            if record is None and not (extract or index_history):
+            if record is None and not shown and not (extract or index_history):
                 return
             from .store import MemoryStore
             from .worker import start_worker
@@ -272,7 +288,9 @@ class _MemoryModelMixin:
             store = MemoryStore.open()
             try:
                 if record is not None:
-                    store.record_injection(**record)
+                    store.record_injection(**record, response_id=response.id)
+                if shown:
+                    store.record_uses(response.id, conversation.id if conversation else None, shown)
                 if extract:
                     store.enqueue_job("extract", extract)
                 # History vectors: one pending job covers every new turn.
@@ -294,6 +312,7 @@ class _MemoryModelMixin:
         if settings.paused:
             return None, False
         from .extraction import worth_extracting
+        from .projects import current_project
         from .recall import message_text
         from .store import now_ms
 
@@ -307,6 +326,7 @@ class _MemoryModelMixin:
             "user": message_text(user_messages[-1]),
             "assistant": "".join(text_chunks),
             "created_at": now_ms(),
+            "project": current_project(),
         }
         extract = bool(payload["user"]) and worth_extracting(payload["user"])
         if not extract:

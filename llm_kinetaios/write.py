@@ -139,7 +139,7 @@ def write_memories(
         content = resolve_relative_dates(
             content, datetime.datetime.fromtimestamp(created / 1000)
         )
-        key = content_key(content)
+        key = content_key(content, item.get("project"))
         if key in first_with_key:
             report.duplicates += 1
             repeats.append((index, key))
@@ -183,6 +183,7 @@ def write_memories(
         if ids:
             if stored.shape[1] == matrix.shape[1]:
                 scores = matrix @ stored.T  # (new, stored) in one product
+                _mask_other_scopes(store, scores, ids, [c.get("project") for c in fresh])
                 by_id = {}
                 for row, candidate in enumerate(fresh):
                     best = scores[row].argsort()[::-1][:NEIGHBOURS]
@@ -196,7 +197,8 @@ def write_memories(
     else:
         for row, candidate in enumerate(fresh):
             hits = store.search(candidate["content"], NEIGHBOURS)
-            overlaps = [(m, word_overlap(candidate["content"], m.content)) for m, _ in hits]
+            overlaps = [(m, word_overlap(candidate["content"], m.content)) for m, _ in hits
+                        if m.project == candidate.get("project")]
             neighbours[row] = [(m, o) for m, o in overlaps if o >= WORD_OVERLAP_DUPLICATE]
             duplicate_level = WORD_OVERLAP_DUPLICATE
 
@@ -240,8 +242,8 @@ def write_memories(
     )
     report.duplicates += skipped
     report.added = added
-    added_by_key = {content_key(m.content): m.id for m in added}
-    report.added_from = [index_by_key[content_key(m.content)] for m in added]
+    added_by_key = {content_key(m.content, m.project): m.id for m in added}
+    report.added_from = [index_by_key[content_key(m.content, m.project)] for m in added]
     home.update(zip(report.added_from, (m.id for m in added)))
     for add_index, old_id in supersedes:
         new_id = added_by_key.get(to_add[add_index]["_key"])
@@ -249,6 +251,23 @@ def write_memories(
             store.supersede(old_id, new_id)
             report.superseded.append((old_id, new_id))
     return _placed(report, home, first_with_key, repeats)
+
+
+def _mask_other_scopes(store: MemoryStore, scores, ids: list[str], projects: list) -> None:
+    """Make memories of another scope (a project, or global) no neighbour of a
+    new fact: a fact merged into another project's memory would be lost to
+    its own project."""
+    import numpy as np
+
+    by_id = store.project_ids()
+    if not by_id and not any(projects):
+        return
+    column_projects = [by_id.get(memory_id) for memory_id in ids]
+    for project in set(projects):
+        other = np.array([p != project for p in column_projects])
+        rows = [row for row, p in enumerate(projects) if p == project]
+        if other.any():
+            scores[np.ix_(rows, np.flatnonzero(other))] = -np.inf
 
 
 def _placed(report: WriteReport, home: dict[int, str], first_with_key, repeats) -> WriteReport:
