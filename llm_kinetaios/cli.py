@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import sqlite3
 import sys
 from contextlib import contextmanager
@@ -29,6 +30,8 @@ EXPORT_FIELDS = (
     "use_count",
     "superseded_by",
     "valid_until",
+    "project",
+    "pinned_at",
 )
 
 
@@ -83,6 +86,54 @@ def latest_conversation_id(store: MemoryStore) -> str:
         if row:
             return row[0]
     raise click.ClickException("No conversations found in the logs")
+
+
+def project_options(fn):
+    "--project, --in-project NAME and --global: which project's memories."
+    fn = click.option("global_", "--global", is_flag=True, help="Only global memories (of no project)")(fn)
+    fn = click.option("--in-project", metavar="PROJECT", help="Only memories of this project (see 'llm memories projects')")(fn)
+    fn = click.option("--project", is_flag=True, help="Only memories of the current project")(fn)
+    return fn
+
+
+def resolve_project(project: bool, in_project: str | None, global_: bool) -> str | None:
+    "The project named by project_options (None: no project filter)."
+    if sum(bool(x) for x in (project, in_project, global_)) > 1:
+        raise click.UsageError("Use one of --project, --in-project and --global")
+    if project:
+        return require_current_project()
+    return in_project
+
+
+def require_current_project() -> str:
+    from .projects import current_project
+
+    found = current_project()
+    if found is None:
+        raise click.ClickException("Cannot tell the current project: the working directory is unreadable")
+    return found
+
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([hdwy]?)\s*$", re.IGNORECASE)
+_DURATION_MS = {"h": 3_600_000, "d": 86_400_000, "": 86_400_000, "w": 7 * 86_400_000,
+                "y": 365 * 86_400_000}
+
+
+def parse_duration(text: str) -> int:
+    "Milliseconds in a duration like 90d, 12w, 1y or 36h (a bare number is days)."
+    match = _DURATION.match(text or "")
+    if not match or int(match.group(1)) <= 0:
+        raise click.BadParameter(
+            f"{text!r} is not a duration like 90d, 12w, 1y or 36h", param_hint="'--unused-for'"
+        )
+    return int(match.group(1)) * _DURATION_MS[match.group(2).lower()]
+
+
+def unused_cutoff(unused_for: str | None) -> int | None:
+    "The time before which a memory unused for ``unused_for`` was last used."
+    from .store import now_ms
+
+    return now_ms() - parse_duration(unused_for) if unused_for else None
 
 
 def scope_options(fn):
@@ -157,8 +208,13 @@ def memories():
 @click.option("search_text", "-q", "--search", help="Only memories matching these words, best first")
 @scope_options
 @click.option("--history", is_flag=True, help="Include facts superseded by newer ones")
+@project_options
+@click.option("--pinned", is_flag=True, help="Only pinned memories")
+@click.option("--unused-for", metavar="DURATION",
+              help="Only memories unused for this long (90d, 12w, 1y); pinned ones are left out")
 @click.option("json_", "--json", is_flag=True, help="Output as JSON")
-def list_(count, search_text, latest, conversation_id, history, json_, database):
+def list_(count, search_text, latest, conversation_id, history, json_, database,
+          project=False, in_project=None, global_=False, pinned=False, unused_for=None):
     """List memories, newest first (or best match first with --search).
 
     \b
@@ -166,16 +222,27 @@ def list_(count, search_text, latest, conversation_id, history, json_, database)
         llm memories list -n 10
         llm memories list -c            # the latest conversation's
         llm memories list --search "favourite editor" --json
+        llm memories list --project     # this project's
+        llm memories list --unused-for 90d
     """
+    wanted_project = resolve_project(project, in_project, global_)
+    unused_before = unused_cutoff(unused_for)
+    filters = dict(project=wanted_project, global_only=global_, pinned_only=pinned,
+                   unused_before=unused_before)
     with open_store(database, create=False) as store:
         scope = resolve_scope(store, latest, conversation_id)
         if search_text:
-            hits = store.search(search_text, count or -1, conversation_id=scope)
+            hits = store.search(search_text, -1, conversation_id=scope)
             rows = [memory for memory, _ in hits]
             if scope:
                 rows = [m for m in rows if m.conversation_id == scope]
+            if any(filters.values()):
+                allowed = {m.id for m in store.list(**filters)}
+                rows = [m for m in rows if m.id in allowed]
+            rows = rows[: count or None]
         else:
-            rows = store.list(conversation_id=scope, limit=count or None, history=history)
+            rows = store.list(conversation_id=scope, limit=count or None, history=history,
+                              **filters)
     if json_:
         click.echo(json.dumps([memory_json(m) for m in rows], indent=2, ensure_ascii=False))
         return
@@ -186,7 +253,9 @@ def list_(count, search_text, latest, conversation_id, history, json_, database)
         click.echo(
             f"{memory.id}  {format_time(memory.created_at)}  "
             f"conversation: {memory.conversation_id or 'global'}  "
-            f"used: {memory.use_count}x, last {format_time(memory.last_used_at)}"
+            + (f"project: {memory.project}  " if memory.project else "")
+            + ("pinned  " if memory.pinned else "")
+            + f"used: {memory.use_count}x, last {format_time(memory.last_used_at)}"
             + (f"  superseded by {memory.superseded_by}" if memory.superseded_by else "")
         )
         click.echo(f"  {memory.content}\n")
@@ -208,7 +277,18 @@ def search(ctx, text, count, latest, conversation_id, json_, database):
     """
     ctx.invoke(list_, count=count, search_text=text, latest=latest,
                conversation_id=conversation_id, history=False, json_=json_,
-               database=database)
+               database=database, project=False, in_project=None, global_=False,
+               pinned=False, unused_for=None)
+
+
+SHOW_USES = 10
+
+
+def describe_method(use: dict) -> str:
+    "How a memory came to be shown: 'hybrid 0.0328', 'pinned'."
+    if use.get("score") is None:
+        return use["method"]
+    return f"{use['method']} {use['score']:.4g}"
 
 
 @memories.command()
@@ -226,16 +306,19 @@ def show(memory_id, json_, database):
     with open_store(database, create=False) as store:
         memory = get_memory(store, memory_id)
         chain = store.chain(memory_id)
+        uses = store.uses_of_memory(memory_id)
     data = memory_json(memory) | {
         "embedding_model": memory.embedding_model,
         "history": [{"id": m.id, "content": m.content, "created_at": m.created_at,
                      "valid_until": m.valid_until} for m in chain],
+        "shown_to": [{name: use[name] for name in ("response_id", "conversation_id", "created_at",
+                                                  "block", "method", "score")} for use in uses],
     }
     if json_:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     for key, value in data.items():
-        if key == "history":
+        if key in ("history", "shown_to"):
             continue
         if key.endswith("_at") or key == "valid_until":
             value = format_time(value)
@@ -246,19 +329,32 @@ def show(memory_id, json_, database):
             marker = "*" if item.id == memory.id else " "
             until = f" until {format_time(item.valid_until)}" if item.valid_until else " (current)"
             click.echo(f" {marker} {format_time(item.created_at)}{until}  {item.id}  {item.content}")
+    if uses:
+        click.echo(f"shown to {len(uses)} response{'s' if len(uses) != 1 else ''}, "
+                   f"last {format_time(uses[0]['created_at'])}:")
+        for use in uses[:SHOW_USES]:
+            click.echo(f"  {format_time(use['created_at'])}  {use['response_id']}  "
+                       f"block {use['block']}, {describe_method(use)}")
+        if len(uses) > SHOW_USES:
+            click.echo(f"  ... and {len(uses) - SHOW_USES} more (--json lists them all)")
+    else:
+        click.echo("shown to: no recorded response")
 
 
 @memories.command()
 @database_option
 @click.argument("text")
 @scope_options
-def add(text, latest, conversation_id, database):
-    """Remember a fact directly (global unless -c/--cid is given).
+@click.option("--project", is_flag=True, help="A memory of the current project, not a global one")
+@click.option("--pin", is_flag=True, help="Pin it: sent on every turn, whatever the question")
+def add(text, latest, conversation_id, database, project=False, pin=False):
+    """Remember a fact directly (global unless --project, -c or --cid is given).
 
     \b
     Examples:
         llm memories add "I am vegetarian"
-        llm memories add "This project targets Python 3.10" -c
+        llm memories add "This project targets Python 3.10" --project
+        llm memories add "Answer in French" --pin
     """
     text = text.strip()
     if not text:
@@ -273,8 +369,13 @@ def add(text, latest, conversation_id, database):
     with open_store(database) as store:
         scope = resolve_scope(store, latest, conversation_id)
         vectors, model = embed_with_progress([text])
+        from .store import now_ms
+
+        item = {"content": text, "conversation_id": scope, "source": "manual",
+                "project": require_current_project() if project else None,
+                "pinned_at": now_ms() if pin else None}
         report = write_memories(
-            store, [{"content": text, "conversation_id": scope, "source": "manual"}],
+            store, [item],
             embedding_model=model if vectors is not None else None, vectors=vectors,
         )
     if not report.added:
@@ -286,16 +387,33 @@ def add(text, latest, conversation_id, database):
 @database_option
 @click.argument("memory_id")
 @click.argument("new_text", required=False)
-def edit(memory_id, new_text, database):
-    """Replace a memory's text (opens $EDITOR when no text is given).
+@click.option("global_", "--global", is_flag=True, help="Make it a global memory")
+@click.option("--project", is_flag=True, help="Move it to the current project")
+def edit(memory_id, new_text, database, global_=False, project=False):
+    """Replace a memory's text (opens $EDITOR when no text is given), or move
+    it between global and the current project.
 
     \b
     Examples:
         llm memories edit 01j9z3k4m5n6p7q8r9s0t1v2w3 "Lives in Lisbon"
         llm memories edit 01j9z3k4m5n6p7q8r9s0t1v2w3
+        llm memories edit 01j9z3k4m5n6p7q8r9s0t1v2w3 --global
     """
+    if global_ and project:
+        raise click.UsageError("Use --global or --project, not both")
     with open_store(database, create=False) as store:
         memory = get_memory(store, memory_id)
+        if global_ or project:
+            target = require_current_project() if project else None
+            if target != memory.project:
+                try:
+                    store.set_project(memory_id, target)
+                except ValueError as ex:
+                    raise click.ClickException(str(ex))
+            click.echo(f"{memory_id} is now {'a memory of ' + target if target else 'global'}",
+                       err=True)
+            if new_text is None:
+                return
         if new_text is None:
             new_text = click.edit(memory.content)
             if new_text is None:
@@ -356,21 +474,45 @@ def delete(memory_ids, yes, database):
 @database_option
 @scope_options
 @click.option("all_", "--all", is_flag=True, help="Forget every memory")
+@click.option("--unused-for", metavar="DURATION",
+              help="Forget memories not used in this long (90d, 12w, 1y); pinned ones are kept")
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation")
-def forget(latest, conversation_id, all_, yes, database):
-    """Forget every memory of one conversation, or all of them.
+def forget(latest, conversation_id, all_, yes, database, unused_for=None):
+    """Forget every memory of one conversation, those unused for a while, or
+    all of them.
 
     \b
     Examples:
         llm memories forget --cid 01j9z3k4m5n6p7q8r9s0t1v2w3
+        llm memories forget --unused-for 90d
         llm memories forget --all -y
     """
+    if unused_for is not None:
+        if all_ or latest or conversation_id:
+            raise click.UsageError("Use --unused-for on its own")
+        cutoff = unused_cutoff(unused_for)
+        with open_store(database, create=False) as store:
+            stale = store.list(unused_before=cutoff)
+            if not stale:
+                click.echo(f"No memories unused for {unused_for}", err=True)
+                return
+            if not yes:
+                for memory in stale[:20]:
+                    click.echo(f"  {memory.id}: {memory.content}", err=True)
+                if len(stale) > 20:
+                    click.echo(f"  ... and {len(stale) - 20} more", err=True)
+                click.confirm(f"Forget {len(stale)} memories unused for {unused_for}?",
+                              abort=True, err=True)
+            deleted = store.delete([m.id for m in stale])
+        click.echo(f"Forgot {deleted}", err=True)
+        return
     with open_store(database, create=False) as store:
         if all_ and (latest or conversation_id):
             raise click.UsageError("Use --all or a conversation, not both")
         scope = resolve_scope(store, latest, conversation_id)
         if not all_ and not scope:
-            raise click.UsageError("Say which: --cid ID, -c (latest conversation) or --all")
+            raise click.UsageError(
+                "Say which: --cid ID, -c (latest conversation), --unused-for 90d or --all")
         count = store.count() if all_ else store.count(scope)
         if not yes:
             what = "ALL memories" if all_ else f"the memories of conversation {scope}"
@@ -457,7 +599,8 @@ def parse_import(raw: bytes) -> list[dict]:
         if "\x00" in content:
             raise ImportFileError(f"{where}.content contains a NUL character")
         record = {"content": content.strip(), "source": "import"}
-        for name, kind in (("id", str), ("conversation_id", str), ("created_at", int)):
+        for name, kind in (("id", str), ("conversation_id", str), ("created_at", int),
+                           ("project", str), ("pinned_at", int)):
             value = item.get(name)
             if value is None:
                 continue
@@ -492,10 +635,10 @@ def import_(path, database):
     raw = path.read(MAX_IMPORT_BYTES + 1)
     records = parse_import(raw)
     with open_store(database) as store:
-        existing = store.existing_keys(content_key(r["content"]) for r in records)
+        existing = store.existing_keys(content_key(r["content"], r.get("project")) for r in records)
         fresh, seen, seen_ids = [], set(existing), set()
         for record in records:
-            key = content_key(record["content"])
+            key = content_key(record["content"], record.get("project"))
             if key in seen:
                 continue
             seen.add(key)
@@ -827,3 +970,190 @@ def reindex(all_, database):
                 )
                 bar.update(len(chunk))
     click.echo(f"Embedded {done} memories with {model.model_id}", err=True)
+
+
+# Projects, pins and "why was this recalled" ------------------------------
+
+
+def _pin(memory_ids, database, pinned: bool, json_: bool) -> None:
+    from .pins import over_budget
+
+    with open_store(database, create=False) as store:
+        try:
+            changed = store.set_pinned(memory_ids, pinned)
+        except MemoryNotFound as ex:
+            raise click.ClickException(f"No memory with id {ex.args[0]}; nothing was changed")
+        rows = store.pinned()
+        budget = load_settings().pinned_tokens
+        left_out = over_budget(store, budget)
+    if json_:
+        click.echo(json.dumps([memory_json(m) for m in rows], indent=2, ensure_ascii=False))
+    verb = "Pinned" if pinned else "Unpinned"
+    click.echo(f"{verb} {changed}; {len(rows)} pinned in all", err=True)
+    for memory in left_out:
+        click.echo(f"Warning: {memory.id} does not fit the pinned-tokens budget ({budget}) "
+                   f"and is not sent: unpin another or raise it with "
+                   f"'llm memories config pinned-tokens N'", err=True)
+
+
+@memories.command()
+@database_option
+@click.argument("memory_ids", nargs=-1, required=True)
+@click.option("json_", "--json", is_flag=True, help="Output the pinned memories as JSON")
+def pin(memory_ids, json_, database):
+    """Pin memories: sent on every turn whatever the question, first in the
+    block, as many as fit the pinned-tokens setting.
+
+    \b
+    Example:
+        llm memories pin 01j9z3k4m5n6p7q8r9s0t1v2w3
+        llm memories list --pinned
+    """
+    _pin(memory_ids, database, True, json_)
+
+
+@memories.command()
+@database_option
+@click.argument("memory_ids", nargs=-1, required=True)
+@click.option("json_", "--json", is_flag=True, help="Output the pinned memories as JSON")
+def unpin(memory_ids, json_, database):
+    """Unpin memories: recalled only when relevant again.
+
+    \b
+    Example:
+        llm memories unpin 01j9z3k4m5n6p7q8r9s0t1v2w3
+    """
+    _pin(memory_ids, database, False, json_)
+
+
+@memories.command()
+@database_option
+@click.option("-n", "--count", type=int, default=None, help="Number of projects to show (default and 0: all)")
+@click.option("json_", "--json", is_flag=True, help="Output as JSON")
+def projects(count, json_, database):
+    """List the projects memories belong to, with counts; * marks the
+    current one. A project is the git checkout you work in, named by its
+    remote URL (else its path), or the directory itself outside git.
+
+    \b
+    Example:
+        llm memories projects
+        llm memories list --in-project github.com/me/app
+    """
+    from .projects import current_project
+
+    here = current_project()
+    with open_store(database, create=False) as store:
+        rows = store.projects()
+    if here is not None and not any(r["project"] == here for r in rows):
+        rows.append({"project": here, "memories": 0, "pinned": 0, "last_used_at": None})
+    rows = [{**r, "current": r["project"] == here} for r in rows][: count or None]
+    if json_:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for row in rows:
+        name = row["project"] or "(global)"
+        marker = "*" if row["current"] else " "
+        click.echo(f"{marker} {name}  {row['memories']} memor{'y' if row['memories'] == 1 else 'ies'}"
+                   f", {row['pinned']} pinned, last used {format_time(row['last_used_at'])}")
+
+
+def logged_responses(store: MemoryStore, conversation_id: str | None = None,
+                     response_id: str | None = None) -> list[dict]:
+    """Responses in llm's logs, oldest first, with their prompt text: one, a
+    conversation's, or (neither given) the latest one."""
+    tables = []
+    if store.db["turns"].exists():
+        prompt = ("(select prompt from turn_search where turn_search.turn_id = turns.id)"
+                  if store.db["turn_search"].exists() else "null")
+        tables.append(f"select id, thread_id as conversation_id, datetime_utc, {prompt} as prompt "
+                      "from turns")
+    if store.db["responses"].exists():
+        tables.append("select id, conversation_id, datetime_utc, prompt from responses")
+    # Responses whose log row is missing (--no-log) are still known by their uses.
+    tables.append("select distinct response_id as id, conversation_id, null as datetime_utc, "
+                  "null as prompt from kinetaios_memory_uses")
+    union = " union all ".join(tables)
+    if response_id:
+        where, params, order = "where id = ?", [response_id], "id"
+    elif conversation_id:
+        where, params, order = "where conversation_id = ?", [conversation_id], "id"
+    else:
+        where, params, order = "", [], "id desc limit 1"
+    rows = store.db.query(
+        f"select id, max(conversation_id) as conversation_id, max(datetime_utc) as datetime_utc, "
+        f"max(prompt) as prompt from ({union}) {where} group by id order by {order}", params)
+    return list(rows)
+
+
+@memories.command()
+@database_option
+@click.argument("response_id", required=False)
+@scope_options
+@click.option("-n", "--count", type=int, default=None,
+              help="With -c/--cid: the last N responses (default and 0: all)")
+@click.option("json_", "--json", is_flag=True, help="Output as JSON")
+def used(response_id, latest, conversation_id, count, json_, database):
+    """Which memories a response was shown: the latest response, one by id,
+    or every response of a conversation. For each memory: the block it was
+    in, and how it was chosen (pinned, hybrid, cosine, keyword, recent,
+    update, retracted) with its score.
+
+    \b
+    Examples:
+        llm memories used               # the latest response
+        llm memories used -c            # each response of the latest conversation
+        llm memories used 01j9z3k4m5n6p7q8r9s0t1v2w3 --json
+    """
+    if response_id and (latest or conversation_id):
+        raise click.UsageError("Give a response id or -c/--cid, not both")
+    with open_store(database, create=False) as store:
+        scope = resolve_scope(store, latest, conversation_id)
+        responses = logged_responses(store, scope, response_id)
+        if not responses:
+            if response_id:
+                raise click.ClickException(f"No response with id {response_id}")
+            raise click.ClickException(
+                f"No responses in conversation {scope}" if scope else "No responses logged yet")
+        if count:
+            responses = responses[-count:]
+        report = []
+        for response in responses:
+            uses = store.uses_of_response(response["id"])
+            by_id = {m.id: m for m in store.get_many([u["memory_id"] for u in uses])}
+            report.append({
+                "response_id": response["id"],
+                "conversation_id": response["conversation_id"],
+                "datetime_utc": response["datetime_utc"],
+                "prompt": response["prompt"],
+                "memories": [
+                    {"id": u["memory_id"],
+                     "content": by_id[u["memory_id"]].content if u["memory_id"] in by_id else None,
+                     **{name: u[name] for name in ("block", "position", "method", "score", "sent_by")}}
+                    for u in uses
+                ],
+            })
+    if json_:
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        return
+    for number, item in enumerate(report):
+        if number:
+            click.echo()
+        when = f" ({item['datetime_utc'][:16].replace('T', ' ')})" if item["datetime_utc"] else ""
+        click.echo(f"Response {item['response_id']}{when}"
+                   + (f" in conversation {item['conversation_id']}" if item["conversation_id"] else ""))
+        if item["prompt"]:
+            prompt_line = " ".join(item["prompt"].split())
+            click.echo(f"  > {prompt_line[:100]}{'...' if len(prompt_line) > 100 else ''}")
+        if not item["memories"]:
+            click.echo("  no memories shown")
+            continue
+        block = None
+        for memory in item["memories"]:
+            if memory["block"] != block:
+                block = memory["block"]
+                sent = ("this response" if memory["sent_by"] == item["response_id"]
+                        else f"response {memory['sent_by']}")
+                click.echo(f"  block {block}, first sent with {sent}:")
+            click.echo(f"    {describe_method(memory):<16} {memory['id']}  "
+                       f"{memory['content'] if memory['content'] is not None else '(deleted)'}")

@@ -434,6 +434,8 @@ class MemoryStore:
         created_at: int | None = None,
         embedding: bytes | None = None,
         embedding_model: str | None = None,
+        project: str | None = None,
+        pinned_at: int | None = None,
     ) -> Memory | None:
         "Store one memory; None if an equal one (same content_key) exists."
         added, _ = self.add_many(
@@ -446,6 +448,8 @@ class MemoryStore:
                     created_at=created_at,
                     embedding=embedding,
                     embedding_model=embedding_model,
+                    project=project,
+                    pinned_at=pinned_at,
                 )
             ]
         )

@@ -38,12 +38,24 @@ def message_texts(messages):
 
 
 def facts_from(user_text: str) -> list[str]:
-    """The fake extractor's rule: each sentence "I ..." becomes "User ..."."""
+    """The fake extractor's rule: each sentence "I ..." becomes "User ...",
+    "Our project ..." becomes "The project ..." and "Always ..." becomes
+    "User asks: always ..."."""
+    return [fact for fact, _ in marked_facts_from(user_text)]
+
+
+def marked_facts_from(user_text: str) -> list[tuple[str, str | None]]:
+    """(fact, mark) per fact: mark "project" for a fact about the current
+    project, "instruction" for a standing instruction, else None."""
     facts = []
     for sentence in re.split(r"(?<=[.!?])\s+", user_text.strip()):
         sentence = sentence.strip().rstrip(".!?")
         if sentence.startswith("I "):
-            facts.append("User " + sentence[2:])
+            facts.append(("User " + sentence[2:], None))
+        elif sentence.startswith("Our project "):
+            facts.append(("The project " + sentence[len("Our project "):], "project"))
+        elif sentence.startswith("Always "):
+            facts.append(("User asks: always " + sentence[len("Always "):], "instruction"))
     return facts
 
 
@@ -94,12 +106,17 @@ class FakeChat(llm.Model):
                 yield "Sure! Here is what I found: <<<nothing useful>>>"
                 return
             user = re.search(r"<user_message>\n(.*?)\n</user_message>", prompt.prompt, re.S)
-            facts = facts_from(user.group(1) if user else "")
+            marked = marked_facts_from(user.group(1) if user else "")
+            facts = [fact for fact, _ in marked]
             known = re.findall(r"^\[(\d+)\] (.*)$", prompt.prompt, re.M)
             # Same rule as the fake judge: same first three words = an update.
             updates = [{"fact": i, "known": int(n)} for i, fact in enumerate(facts, 1)
                        for n, old in known if fact.split()[:3] == old.split()[:3] and fact != old]
-            yield json.dumps({"facts": facts, "updates": updates})
+            yield json.dumps({
+                "facts": facts, "updates": updates,
+                "project": [i for i, (_, mark) in enumerate(marked, 1) if mark == "project"],
+                "instructions": [i for i, (_, mark) in enumerate(marked, 1) if mark == "instruction"],
+            })
             return
         self.calls.append(texts)
         self.prompts.append(prompt)

@@ -258,6 +258,7 @@ def test_log_and_process(runner, store, fake, monkeypatch):
     "list", "search", "show", "add", "edit", "delete", "forget", "export", "import",
     "pause", "resume", "config", "wrap", "unwrap", "path", "stats", "log", "process", "reindex",
     "datasette-metadata",
+    "pin", "unpin", "projects", "used",
 ])
 def test_every_command_has_help_with_an_example(runner, command):
     output = run(runner, command, "--help").output
