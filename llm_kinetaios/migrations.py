@@ -227,7 +227,14 @@ def m008_project_scope(db):
     # URL, else the checkout's path); NULL means a global memory.
     if "project" not in db["memories"].columns_dict:
         db["memories"].add_column("project", str)
-    db["memories"].create_index(["project"], if_not_exists=True)
+    # Recall reads the ids of other projects' current memories every turn:
+    # a covering index of the project memories only, so it never reads the
+    # rows (and their vectors). Queries name it (INDEXED BY): without
+    # statistics SQLite would pick the superseded_by index and scan rows.
+    db.execute(
+        "create index if not exists idx_memories_project on memories (project, superseded_by, id) "
+        "where project is not null"
+    )
 
 
 @migration
@@ -235,6 +242,11 @@ def m009_pins(db):
     # When the memory was pinned (injected on every turn); NULL: not pinned.
     if "pinned_at" not in db["memories"].columns_dict:
         db["memories"].add_column("pinned_at", int)
+    # Read every turn; a partial index holds only the few pinned rows.
+    db.execute(
+        "create index if not exists idx_memories_pinned on memories (pinned_at) "
+        "where pinned_at is not null"
+    )
 
 
 @migration

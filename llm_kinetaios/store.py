@@ -705,8 +705,8 @@ class MemoryStore:
         "Ids of current memories of any project but ``project``."
         return {
             row[0] for row in self.db.execute(
-                "select id from memories where superseded_by is null "
-                "and project is not null and project is not ?",
+                "select id from memories indexed by idx_memories_project "
+                "where project is not null and project is not ? and superseded_by is null",
                 [project],
             )
         }
@@ -714,7 +714,8 @@ class MemoryStore:
     def project_ids(self) -> dict[str, str]:
         "id -> project of every current project memory."
         return dict(self.db.execute(
-            "select id, project from memories where project is not null and superseded_by is null"
+            "select id, project from memories indexed by idx_memories_project "
+            "where project is not null and superseded_by is null"
         ).fetchall())
 
     def pinned(self, out_of_scope: Iterable[str] = ()) -> list[Memory]:
@@ -723,8 +724,9 @@ class MemoryStore:
         return [
             memory for memory in (
                 Memory.from_row(row) for row in self.db.query(
+                    # "+": the pinned index, not the superseded_by one
                     f"select {Memory.COLUMNS} from memories where pinned_at is not null "
-                    "and superseded_by is null order by pinned_at, seq"
+                    "and +superseded_by is null order by pinned_at, seq"
                 )
             )
             if memory.id not in skip
