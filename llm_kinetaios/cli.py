@@ -608,6 +608,8 @@ def parse_import(raw: bytes) -> list[dict]:
                 raise ImportFileError(f"{where}.{name} must be {'a string' if kind is str else 'an integer'}")
             if kind is int and not 0 < value < 2**53:
                 raise ImportFileError(f"{where}.{name} is out of range")
+            if name == "project" and not value.strip():
+                continue  # "" is no project: a global memory
             record[name] = value
         parsed.append(record)
     return parsed

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 EXTRACTION_SYSTEM = """\
 You maintain a long-term memory of durable facts about a user of an AI assistant.
@@ -82,11 +83,22 @@ class Turn:
         assistant = self.assistant[:MAX_INPUT_CHARS // 2]
         known = "\n".join(f"[{n}] {fact}" for n, fact in enumerate(self.known, 1)) or "(none)"
         return (
-            f"<current_project>\n{self.project or '(none)'}\n</current_project>\n\n"
+            f"<current_project>\n{project_label(self.project)}\n</current_project>\n\n"
             f"<known_facts>\n{known}\n</known_facts>\n\n"
             f"<user_message>\n{user}\n</user_message>\n\n"
             f"<assistant_reply>\n{assistant}\n</assistant_reply>"
         )
+
+
+def project_label(project: str | None) -> str:
+    """How the extraction call names the project: a remote as it is
+    (github.com/me/app), a local path by its last part only, so the call
+    never carries the layout of the user's disk."""
+    if not project:
+        return "(none)"
+    if project.startswith("/") or ":\\" in project[:3]:
+        return PurePath(project).name or "(none)"
+    return project
 
 
 class ExtractionError(Exception):

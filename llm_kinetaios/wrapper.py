@@ -326,9 +326,10 @@ class _MemoryModelMixin:
             "user": message_text(user_messages[-1]),
             "assistant": "".join(text_chunks),
             "created_at": now_ms(),
-            "project": current_project(),
         }
         extract = bool(payload["user"]) and worth_extracting(payload["user"])
+        if extract:
+            payload["project"] = current_project()
         if not extract:
             _debug("extraction skipped: nothing to learn from this turn")
         return (payload if extract else None), bool(settings.embedding_model)

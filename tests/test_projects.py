@@ -117,6 +117,16 @@ def test_the_extraction_call_names_the_project_and_marks_facts_in_one_field(runn
     assert memory.project == "github.com/example/webapp"
 
 
+def test_a_project_named_by_its_path_reaches_the_model_by_its_last_part_only(
+        runner, store, fake, repos, monkeypatch):
+    monkeypatch.chdir(repos[1])
+    prompt(runner, "-m", "memory-fake", "Our project uses tabs.")
+    [call] = fake.extraction_calls
+    assert "<current_project>\ncli-tool\n</current_project>" in call[-1][1]
+    assert str(repos[1].parent) not in call[-1][1]
+    assert store.list()[0].project == str(repos[1].resolve())
+
+
 def test_the_same_words_may_be_remembered_in_two_projects(runner, store, repos, monkeypatch):
     for repo in repos:
         monkeypatch.chdir(repo)
@@ -314,6 +324,10 @@ def test_export_import_keeps_scope_and_pins(runner, store, tmp_path, repos, monk
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"content": "x", "project": 3}]))
     assert "project" in memories_cmd(runner, "import", str(bad), code=1).output
+    blank = tmp_path / "blank.json"
+    blank.write_text(json.dumps([{"content": "User likes coffee", "project": " "}]))
+    memories_cmd(runner, "import", str(blank))
+    assert next(m for m in store.list() if m.content == "User likes coffee").project is None
 
 
 # Forgetting by use -----------------------------------------------------------
