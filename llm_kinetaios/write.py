@@ -146,11 +146,18 @@ def write_memories(
             continue
         first_with_key[key] = index
         candidates.append({**item, "content": content, "_index": index, "_key": key})
-    existing = store.existing_keys(c["_key"] for c in candidates)
+    # A project fact that a global memory already states is a duplicate too:
+    # the global one is recalled in every project.
+    existing = store.existing_keys(
+        [c["_key"] for c in candidates]
+        + [content_key(c["content"]) for c in candidates if c.get("project")]
+    )
     fresh = []
     for candidate in candidates:
-        if candidate["_key"] in existing:
-            home[candidate["_index"]] = existing[candidate["_key"]]
+        found = existing.get(candidate["_key"]) or (
+            existing.get(content_key(candidate["content"])) if candidate.get("project") else None)
+        if found:
+            home[candidate["_index"]] = found
         else:
             fresh.append(candidate)
     report.duplicates += len(candidates) - len(fresh)
@@ -198,7 +205,7 @@ def write_memories(
         for row, candidate in enumerate(fresh):
             hits = store.search(candidate["content"], NEIGHBOURS)
             overlaps = [(m, word_overlap(candidate["content"], m.content)) for m, _ in hits
-                        if m.project == candidate.get("project")]
+                        if m.project in (None, candidate.get("project"))]
             neighbours[row] = [(m, o) for m, o in overlaps if o >= WORD_OVERLAP_DUPLICATE]
             duplicate_level = WORD_OVERLAP_DUPLICATE
 
@@ -254,17 +261,18 @@ def write_memories(
 
 
 def _mask_other_scopes(store: MemoryStore, scores, ids: list[str], projects: list) -> None:
-    """Make memories of another scope (a project, or global) no neighbour of a
-    new fact: a fact merged into another project's memory would be lost to
-    its own project."""
+    """Make project memories no neighbour of a new fact of another scope: a
+    fact merged into another project's memory would be lost to its own
+    project, a global fact merged into a project's to every other one. A
+    project's fact may merge into a global memory, recalled there anyway."""
     import numpy as np
 
     by_id = store.project_ids()
-    if not by_id and not any(projects):
+    if not by_id:
         return
     column_projects = [by_id.get(memory_id) for memory_id in ids]
     for project in set(projects):
-        other = np.array([p != project for p in column_projects])
+        other = np.array([p is not None and p != project for p in column_projects])
         rows = [row for row, p in enumerate(projects) if p == project]
         if other.any():
             scores[np.ix_(rows, np.flatnonzero(other))] = -np.inf

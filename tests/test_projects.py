@@ -134,6 +134,21 @@ def test_the_same_words_may_be_remembered_in_two_projects(runner, store, repos, 
     assert sorted(m.project for m in store.list()) == sorted(current_project(r) for r in repos)
 
 
+def test_a_project_fact_a_global_memory_states_already_is_not_stored_again(runner, store, repos, monkeypatch):
+    from llm_kinetaios.write import write_memories
+
+    memories_cmd(runner, "add", "The project uses tabs for indentation")  # global
+    report = write_memories(store, [{"content": "The project uses tabs for indentation.",
+                                     "project": "github.com/example/webapp"}])
+    assert report.duplicates == 1 and not report.added
+    # The other way round a global fact is stored: the project's copy is not seen elsewhere.
+    monkeypatch.chdir(repos[0])
+    project_id = memories_cmd(runner, "add", "The project lints with ruff", "--project").output.strip()
+    report = write_memories(store, [{"content": "The project lints with ruff"}])
+    assert [m.project for m in report.added] == [None]
+    assert store.get(project_id).project == "github.com/example/webapp"
+
+
 def test_scope_all_setting_recalls_every_project(store, settings, repos):
     add_memories(store, "The project uses tabs", project="github.com/other/repo")
     add_memories(store, "User likes tabs")
