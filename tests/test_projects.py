@@ -1,6 +1,7 @@
 """Project scope, pinned memories, ``llm memories used`` and forgetting by use."""
 
 import json
+import shutil
 import subprocess
 
 import pytest
@@ -13,6 +14,8 @@ from test_wrapper import add_memories, prompt
 
 
 def git_repo(path, remote=None):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
     path.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(path)], check=True)
     if remote:
