@@ -320,7 +320,11 @@ def show(memory_id, json_, database):
     for key, value in data.items():
         if key in ("history", "shown_to"):
             continue
-        if key.endswith("_at") or key == "valid_until":
+        if key == "project" and value is None:
+            value = "global"
+        elif key == "pinned_at" and value is None:
+            value = "not pinned"
+        elif key.endswith("_at") or key == "valid_until":
             value = format_time(value)
         click.echo(f"{key}: {value if value is not None else '-'}")
     if len(chain) > 1:

@@ -322,6 +322,7 @@ def test_show_lists_the_responses_shown_the_memory(runner, store, fake):
     assert shown["last_used_at"] == store.get(green.id).last_used_at
     text = memories_cmd(runner, "show", green.id).output
     assert "shown to 2 responses" in text and turn_ids[0] in text
+    assert "project: global" in text and "pinned_at: not pinned" in text
 
 
 # Export, import --------------------------------------------------------------
