@@ -287,10 +287,11 @@ class _MemoryModelMixin:
 
             store = MemoryStore.open()
             try:
-                if record is not None:
-                    store.record_injection(**record, response_id=response.id)
-                if shown:
-                    store.record_uses(response.id, conversation.id if conversation else None, shown)
+                with store.transaction():  # one commit for both records
+                    if record is not None:
+                        store.record_injection(**record, response_id=response.id)
+                    if shown:
+                        store.record_uses(response.id, conversation.id if conversation else None, shown)
                 if extract:
                     store.enqueue_job("extract", extract)
                 # History vectors: one pending job covers every new turn.
