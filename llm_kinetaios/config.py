@@ -57,8 +57,13 @@ class Settings:
     # Wrapping
     claude_model: str = DEFAULT_CLAUDE_MODEL
     wrapped_models: list[str] = field(default_factory=list)
+    # Models whose plugin builds requests from the prompt text rather than the
+    # message chain (added by ``llm memories wrap --prefix``, or found at run
+    # time: wrapper.py): the block goes at the start of the prompt text.
     prefix_models: list[str] = field(default_factory=list)
-    recall_tool: bool = True
+    # Offer recall_memory on the wrapper's own: off, because the private tool
+    # loop cannot be logged or replayed as llm's chain is (docs/compatibility.md).
+    recall_tool: bool = False
 
     @classmethod
     def field_names(cls) -> list[str]:

@@ -119,8 +119,13 @@ def sticky_injection(
     recall_memories: Callable[[], list],
     recall_limit: int,
     chosen: Chosen | None = None,
+    full: bool = False,
 ) -> Injection:
     """The ``sticky`` placement; see the module docstring.
+
+    ``full``: this turn's block holds everything recalled for it, not only
+    what earlier blocks did not show. For prefixing, where a plugin that
+    rebuilds history from the logged prompts sees only the newest block.
 
     ``recall_memories()`` runs recall for this turn; it is not called when
     this very turn was answered before (a tool-call chain sends the same user
@@ -198,7 +203,10 @@ def sticky_injection(
             if memory.id not in offered:
                 offered.add(memory.id)
                 new.append(memory)
-    reset = not valid or len(shown) + len(new) > STICKY_CAP_FACTOR * max(recall_limit, 1)
+        if full:
+            new = recalled + [m for m in new if m.id not in {r.id for r in recalled}]
+    sent = set(shown) | {m.id for m in new}
+    reset = not valid or len(sent) > STICKY_CAP_FACTOR * max(recall_limit, 1)
     if reset:
         blocks, new, retracted = {}, recalled, []
     block = format_block(new, retracted)

@@ -169,17 +169,27 @@ class _MemoryModelMixin:
         inner_prompt.model = inner
         values = prompt.options.model_dump(exclude_unset=True)
         values.pop("memory", None)
+        if _caches_prompts(inner) and "cache" not in values:
+            values["cache"] = True  # the prefix is byte-stable: let the provider cache it
         inner_prompt.options = inner.Options(**values)
         if prompt.options.memory is False:
             return inner_prompt, None
         try:
             use_prefix = self._uses_prefix(inner, settings)
-            injection = self._plan_injection(prompt, inner, conversation, settings)
-            if injection.blocks:
-                self._inject(inner_prompt, prompt, injection.blocks, use_prefix)
+            injection, recalled = self._plan_injection(
+                prompt, inner, conversation, settings, full=use_prefix
+            )
+            if use_prefix:
+                if injection.blocks:
+                    self._inject(inner_prompt, prompt, injection.blocks, use_prefix=True)
+            else:
+                # Not known to prefix: send the blocks as messages of their
+                # own, and watch which the plugin reads (see _ObservedPrompt).
+                self._inject(inner_prompt, prompt, injection.blocks, use_prefix=False)
+                _observe(inner_prompt, prompt, recalled)
             return inner_prompt, injection
-        except Exception:
-            log.exception("recall failed; answering without memories")
+        except Exception as ex:
+            _warn_storage(ex, "recall failed; answering without memories")
             return inner_prompt, None
 
     def _uses_prefix(self, inner, settings: Settings) -> bool:
@@ -190,21 +200,26 @@ class _MemoryModelMixin:
             or self.model_id in settings.prefix_models
         )
 
-    def _plan_injection(self, prompt, inner, conversation, settings: Settings):
+    def _plan_injection(self, prompt, inner, conversation, settings: Settings, full=False):
+        """(the Injection, the newest turn's full block or None).
+
+        ``full``: prefixing, so this turn's block holds all it recalled.
+        """
         from .embeddings import resolve_embedding_model
         from .injection import Injection, fresh_injection, sticky_injection
         from .pins import pinned_for_turn
         from .projects import current_project, out_of_scope
-        from .recall import recall, recall_query
+        from .recall import format_block, recall, recall_query
         from .store import MemoryStore
 
         query = recall_query(
             prompt.messages, count=settings.query_messages, max_chars=settings.query_chars
         )
         if not query:
-            return Injection()
+            return Injection(), None
         conversation_id = conversation.id if conversation else None
         store = MemoryStore.open()
+        seen: list = []
         try:
             chosen: dict = {}  # memory id -> (method, score)
 
@@ -219,6 +234,7 @@ class _MemoryModelMixin:
                     conversation_id=conversation_id,
                     embedding_model=resolve_embedding_model(settings),
                     excluded=excluded,
+                    mark_used=False,
                 )
                 _debug(f"recall: {len(pinned)} pinned, {result.method}, "
                        f"{len(result.memories)} memories")
@@ -227,49 +243,70 @@ class _MemoryModelMixin:
                 for memory, score in zip(result.memories, scores):
                     chosen.setdefault(memory.id, (result.method, score))
                 recalled_ids = {m.id for m in result.memories} if result.method != "recent" else set()
-                store.mark_used([m.id for m in pinned if m.id not in recalled_ids])
-                return pinned + [m for m in result.memories if chosen[m.id][0] != "pinned"]
+                used = [*recalled_ids, *(m.id for m in pinned if m.id not in recalled_ids)]
+                try:  # bookkeeping: a database that takes no writes keeps what was read
+                    store.mark_used(used)
+                except Exception as ex:
+                    _warn_storage(ex, "memories recalled, but not marked as used")
+                memories = pinned + [m for m in result.memories if chosen[m.id][0] != "pinned"]
+                seen.extend(memories)
+                return memories
 
             if settings.injection == "sticky":
                 injection = sticky_injection(
                     store, prompt.messages, conversation_id, recalled, settings.recall_limit,
                     chosen,
+                    full=full,
                 )
                 _debug(
                     f"sticky: {injection.earlier} earlier blocks re-sent, "
                     f"{injection.new_memories} new memories"
                     + (" (reset)" if injection.reset else "")
                 )
-                return injection
+                return injection, format_block(seen) if seen else None
             # A chain (tool calls) sends the same user message several times:
             # reuse the block so the whole chain shares one cacheable prefix.
             cache_key = (conversation_id, hashlib.sha256(query.encode()).hexdigest())
             if cache_key not in self._block_cache:
                 memories = recalled()
                 self._block_cache = {cache_key: (memories, dict(chosen))}
-            return fresh_injection(prompt.messages, *self._block_cache[cache_key])
+            memories = self._block_cache[cache_key][0]
+            return (
+                fresh_injection(prompt.messages, *self._block_cache[cache_key]),
+                format_block(list(memories)) if memories else None,
+            )
         finally:
             store.close()
 
     def _inject(self, inner_prompt, prompt, blocks: dict[int, str], use_prefix: bool) -> None:
         "Send each block just before (or, prefixing, inside) the message at its index."
-        from llm.parts import Message, TextPart
-
-        from .injection import newest_user_index
-
-        messages = list(prompt.messages)
-        newest = newest_user_index(messages)
-        for index in sorted(blocks, reverse=True):  # from the end: indexes stay valid
-            if use_prefix:
-                original = messages[index]
-                messages[index] = Message(
-                    role="user", parts=[TextPart(text=blocks[index] + "\n\n"), *original.parts]
-                )
-            else:
-                messages.insert(index, Message(role="user", parts=[TextPart(text=blocks[index])]))
+        inner_prompt._explicit_messages = _with_blocks(prompt.messages, blocks, use_prefix)
+        newest = _newest_user_index(prompt.messages)
         if use_prefix and newest in blocks:
             inner_prompt._prompt = f"{blocks[newest]}\n\n{prompt._prompt or ''}"
-        inner_prompt._explicit_messages = messages
+
+    def _learn_from(self, inner, inner_prompt) -> None:
+        """After the inner model ran: if its plugin read the prompt text and
+        never the message chain, prefix for it from now on, and say so once.
+        Never raises."""
+        try:
+            observer = getattr(inner_prompt, "_kinetaios_observer", None)
+            if observer is None or observer.first != "prompt" or observer.read_messages:
+                return
+            settings = load_settings()
+            if inner.model_id not in settings.prefix_models:
+                from .config import save_settings
+
+                settings.prefix_models.append(inner.model_id)
+                save_settings(settings)
+                print(
+                    f"llm-kinetaios: {inner.model_id} builds its requests from the prompt text, "
+                    "not the message list, so memories now go at the start of your prompt "
+                    f"for it (setting prefix-models; undo: llm memories config prefix-models \"\")",
+                    file=sys.stderr,
+                )
+        except Exception:
+            log.debug("could not record the prefix decision", exc_info=True)
 
     def _after_response(
         self, prompt, response, conversation, text_chunks, settings, injection=None
@@ -303,8 +340,8 @@ class _MemoryModelMixin:
                 store.close()
             if extract or index_history:
                 start_worker()
-        except Exception:
-            log.exception("could not record this turn's memory work")
+        except Exception as ex:
+            _warn_storage(ex, "could not record this turn's memory work")
 
     def _work_for(self, prompt, response, conversation, text_chunks, settings):
         """(the extraction job's payload or None, whether to index history)."""
@@ -349,15 +386,147 @@ def _debug(message: str) -> None:
         print(f"[kinetaios] {message}", file=sys.stderr)
 
 
+_WARNED: set[str] = set()
+
+
+def _warn_storage(ex: Exception, what: str) -> None:
+    """Say once per process, in one line, that memory work failed; the answer
+    goes on. A database the user can fix (read-only, full, locked) is named on
+    stderr; anything else is a logged warning. Tracebacks only with the debug
+    variable set."""
+    import sqlite3
+
+    from .store import StoreError, describe_sqlite_error, logs_db_path
+
+    if os.environ.get(DEBUG_ENV):
+        log.error(what, exc_info=ex)
+    if isinstance(ex, StoreError):
+        reason = str(ex)
+    elif isinstance(ex, sqlite3.OperationalError) and _user_can_fix(ex):
+        reason = describe_sqlite_error(ex, logs_db_path())
+    else:
+        log.warning("%s: %s", what, ex)
+        return
+    if reason not in _WARNED:
+        _WARNED.add(reason)
+        print(f"llm-kinetaios: {reason} ({what})", file=sys.stderr)
+
+
+def _user_can_fix(ex: Exception) -> bool:
+    text = str(ex)
+    return any(word in text for word in ("readonly", "read-only", "full", "locked", "unable to open"))
+
+
+def _caches_prompts(inner) -> bool:
+    "An llm-anthropic model, whose ``cache`` option adds prompt-cache breakpoints."
+    return type(inner).__module__.startswith("llm_anthropic") and "cache" in getattr(
+        inner.Options, "model_fields", {}
+    )
+
+
+def _newest_user_index(messages):
+    from .injection import newest_user_index
+
+    return newest_user_index(messages)
+
+
+def _with_blocks(messages, blocks: dict[int, str], use_prefix: bool) -> list:
+    "``messages`` with each block sent just before (or, prefixing, inside) the message at its index."
+    from llm.parts import Message, TextPart
+
+    messages = list(messages)
+    for index in sorted(blocks, reverse=True):  # from the end: indexes stay valid
+        if use_prefix:
+            original = messages[index]
+            messages[index] = Message(
+                role="user", parts=[TextPart(text=blocks[index] + "\n\n"), *original.parts]
+            )
+        else:
+            messages.insert(index, Message(role="user", parts=[TextPart(text=blocks[index])]))
+    return messages
+
+
+class _Observer:
+    "What an inner model's execute() read of its prompt, and what it was handed."
+
+    def __init__(self, original_prompt, messages, full_block):
+        self.original_prompt = original_prompt  # the user's Prompt
+        self.messages = messages  # the chain, blocks as messages of their own
+        self.full_block = full_block  # everything recalled for this turn, or None
+        self.first = None  # "messages" or "prompt": whichever was read first
+        self.read_messages = False
+
+    def prompt_text(self) -> str:
+        text = self.original_prompt.prompt
+        if self.first == "prompt" and self.full_block:
+            return f"{self.full_block}\n\n{text}"
+        return text
+
+    def chain(self) -> list:
+        if self.first == "prompt" and self.full_block:
+            # The block went into the prompt text: the chain carries it the same way.
+            newest = _newest_user_index(self.original_prompt.messages)
+            if newest is not None:
+                return _with_blocks(self.original_prompt.messages, {newest: self.full_block}, True)
+        return list(self.messages)
+
+
+class _ObservedPrompt(llm.Prompt):
+    """The inner model's prompt, noting whether its plugin reads the message
+    chain (``messages``) or the prompt text (``prompt``).
+
+    A plugin that builds requests from ``prompt.prompt`` and
+    ``conversation.responses`` never sees a block sent as a message. So when
+    the prompt text is read before the chain, it gets the block prefixed:
+    even the turn that finds this out loses nothing.
+    """
+
+    @property
+    def prompt(self):
+        observer = self._kinetaios_observer
+        observer.first = observer.first or "prompt"
+        return observer.prompt_text()
+
+    @property
+    def messages(self):
+        observer = self._kinetaios_observer
+        observer.first = observer.first or "messages"
+        observer.read_messages = True
+        return observer.chain()
+
+
+def _observe(inner_prompt, prompt, recalled_block) -> None:
+    inner_prompt._kinetaios_observer = _Observer(
+        prompt, inner_prompt._explicit_messages, recalled_block
+    )
+    inner_prompt.__class__ = _ObservedPrompt
+
+
+def _plain_prompt(inner_prompt):
+    """A plain llm.Prompt with what the inner model was handed, for the tool
+    loop's follow-up requests."""
+    plain = copy.copy(inner_prompt)
+    observer = getattr(inner_prompt, "_kinetaios_observer", None)
+    plain.__class__ = llm.Prompt
+    if observer is not None:
+        del plain._kinetaios_observer
+        plain._prompt = observer.prompt_text()
+        plain.fragments = []
+        plain._explicit_messages = observer.chain()
+    return plain
+
+
 MAX_TOOL_ROUNDS = 3
 
 
 def _offers_recall_tool(prompt, inner, settings: Settings) -> bool:
     """Whether to give the inner model the recall_memory tool on our own.
 
-    Only when the user passed no tools: then every tool call the model makes
-    is ours, and the wrapper can answer it without llm's chain machinery. Not
-    with a schema, which some providers refuse to combine with tools.
+    Only with the ``recall-tool`` setting on (it is off by default: the
+    round trip cannot be logged as llm's own chain logs ``-T`` tools, see
+    docs/compatibility.md), and only when the user passed no tools: then
+    every tool call the model makes is ours. Not with a schema, which some
+    providers refuse to combine with tools.
     """
     if (
         prompt.tools
@@ -369,6 +538,63 @@ def _offers_recall_tool(prompt, inner, settings: Settings) -> bool:
     return settings.recall_tool
 
 
+def _private_conversation(conversation):
+    """A copy of the conversation for the tool loop's own requests: the same
+    history (plugins that rebuild it from ``conversation.responses`` need it),
+    but the loop's requests are recorded in the copy, not the user's."""
+    if conversation is None:
+        return None
+    private = copy.copy(conversation)
+    private.responses = list(conversation.responses)
+    return private
+
+
+class _EventRelay:
+    """Forwards the tool loop's stream events to the wrapper's response:
+    text and reasoning (with the provider data they carry), never the loop's
+    own tool calls. Part indexes are shifted so one round's parts do not
+    merge with the previous round's."""
+
+    def __init__(self):
+        self.offset = 0
+        self.top = -1
+
+    def relay(self, event):
+        import dataclasses
+
+        if event.type.startswith("tool_"):
+            return None
+        index = event.part_index if event.part_index is not None else 0
+        self.top = max(self.top, index + self.offset)
+        return dataclasses.replace(event, part_index=index + self.offset)
+
+    def next_round(self):
+        self.offset = self.top + 1
+
+
+def _follow_up(private, inner_prompt, tool_results):
+    "The loop's next request: the previous one, its answer and the tool results."
+    from llm.models import _append_tool_results_to_chain
+
+    follow = _plain_prompt(private.prompt)
+    chain = list(follow._explicit_messages if follow._explicit_messages is not None
+                 else follow.messages)
+    chain += list(private._messages_now())
+    _append_tool_results_to_chain(
+        chain, tool_results, [a for r in tool_results for a in (r.attachments or [])]
+    )
+    follow._explicit_messages = chain
+    follow.tool_results = tool_results
+    return follow
+
+
+def _loop_limit_error():
+    return ValueError(
+        f"Chain limit of {MAX_TOOL_ROUNDS} exceeded: the model kept calling recall_memory "
+        "without answering"
+    )
+
+
 class MemoryModel(_MemoryModelMixin, llm.KeyModel):
     "A sync llm model that recalls before and extracts after every turn."
 
@@ -378,7 +604,7 @@ class MemoryModel(_MemoryModelMixin, llm.KeyModel):
         inner_prompt, injection = self._inner_prompt(prompt, inner, conversation, settings)
         text = []
         if _offers_recall_tool(prompt, inner, settings):
-            chunks = self._with_recall_tool(inner, inner_prompt, stream, response, key)
+            chunks = self._with_recall_tool(inner, inner_prompt, stream, response, conversation, key)
         elif isinstance(inner, llm.KeyModel):
             chunks = inner.execute(inner_prompt, stream, response, conversation, key)
         else:
@@ -386,28 +612,38 @@ class MemoryModel(_MemoryModelMixin, llm.KeyModel):
         for chunk in chunks:
             text.append(_text_of(chunk))
             yield chunk
+        self._learn_from(inner, inner_prompt)
         self._after_response(prompt, response, conversation, text, settings, injection)
 
-    def _with_recall_tool(self, inner, inner_prompt, stream, response, key):
+    def _with_recall_tool(self, inner, inner_prompt, stream, response, conversation, key):
         """Run the inner model with recall_memory offered, answering its calls
-        here. Only the text reaches the logged response: the tool round-trip
-        stays out of the conversation, as the memory block does."""
+        here. Text and reasoning reach the logged response; the tool round
+        trip stays out of the conversation, as the memory block does. A model
+        that keeps calling the tool ends in llm's "Chain limit" error."""
         from .tools import recall_memory
 
         inner_prompt.tools = [llm.Tool.function(recall_memory)]
-        options = inner_prompt.options.model_dump(exclude_unset=True)
-        private = llm.Response(inner_prompt, inner, stream, key=key)
+        private_conversation = _private_conversation(conversation)
+        private = llm.Response(inner_prompt, inner, stream, conversation=private_conversation, key=key)
+        relay = _EventRelay()
         input_tokens = output_tokens = 0
         for round_number in range(MAX_TOOL_ROUNDS + 1):
             for event in private.stream_events():
-                if event.type == "text" and event.chunk:
-                    yield event.chunk
+                forwarded = relay.relay(event)
+                if forwarded is not None:
+                    yield forwarded
+            relay.next_round()
             input_tokens += private.input_tokens or 0
             output_tokens += private.output_tokens or 0
-            if not private._tool_calls or round_number == MAX_TOOL_ROUNDS:
+            if not private._tool_calls:
                 break
+            if round_number == MAX_TOOL_ROUNDS:
+                raise _loop_limit_error()
+            if round_number == 0:
+                self._learn_from(inner, inner_prompt)
             _debug(f"recall_memory called: {[c.arguments for c in private._tool_calls]}")
-            private = private.reply(stream=stream, options=options, key=key)
+            follow = _follow_up(private, inner_prompt, private.execute_tool_calls())
+            private = llm.Response(follow, inner, stream, conversation=private_conversation, key=key)
         if input_tokens or output_tokens:
             response.set_usage(input=input_tokens, output=output_tokens)
 
@@ -431,7 +667,7 @@ class AsyncMemoryModel(_MemoryModelMixin, llm.AsyncKeyModel):
         settings = load_settings()
         inner_prompt, injection = self._inner_prompt(prompt, inner, conversation, settings)
         if _offers_recall_tool(prompt, inner, settings):
-            chunks = self._with_recall_tool(inner, inner_prompt, stream, response, key)
+            chunks = self._with_recall_tool(inner, inner_prompt, stream, response, conversation, key)
         elif isinstance(inner, llm.AsyncKeyModel):
             chunks = inner.execute(inner_prompt, stream, response, conversation, key)
         else:
@@ -440,25 +676,39 @@ class AsyncMemoryModel(_MemoryModelMixin, llm.AsyncKeyModel):
         async for chunk in chunks:
             text.append(_text_of(chunk))
             yield chunk
+        self._learn_from(inner, inner_prompt)
         self._after_response(prompt, response, conversation, text, settings, injection)
 
-    async def _with_recall_tool(self, inner, inner_prompt, stream, response, key):
+    async def _with_recall_tool(self, inner, inner_prompt, stream, response, conversation, key):
         "MemoryModel._with_recall_tool, awaiting the inner model."
         from .tools import recall_memory
 
         inner_prompt.tools = [llm.Tool.function(recall_memory)]
-        options = inner_prompt.options.model_dump(exclude_unset=True)
-        private = llm.AsyncResponse(inner_prompt, inner, stream, key=key)
+        private_conversation = _private_conversation(conversation)
+        private = llm.AsyncResponse(
+            inner_prompt, inner, stream, conversation=private_conversation, key=key
+        )
+        relay = _EventRelay()
         input_tokens = output_tokens = 0
         for round_number in range(MAX_TOOL_ROUNDS + 1):
             async for event in private.astream_events():
-                if event.type == "text" and event.chunk:
-                    yield event.chunk
+                forwarded = relay.relay(event)
+                if forwarded is not None:
+                    yield forwarded
+            relay.next_round()
             input_tokens += private.input_tokens or 0
             output_tokens += private.output_tokens or 0
-            if not private._tool_calls or round_number == MAX_TOOL_ROUNDS:
+            if not private._tool_calls:
                 break
+            if round_number == MAX_TOOL_ROUNDS:
+                raise _loop_limit_error()
+            if round_number == 0:
+                self._learn_from(inner, inner_prompt)
             _debug(f"recall_memory called: {[c.arguments for c in private._tool_calls]}")
-            private = await private.reply(stream=stream, options=options, key=key)
+            results = await private.execute_tool_calls()
+            follow = _follow_up(private, inner_prompt, results)
+            private = llm.AsyncResponse(
+                follow, inner, stream, conversation=private_conversation, key=key
+            )
         if input_tokens or output_tokens:
             response.set_usage(input=input_tokens, output=output_tokens)

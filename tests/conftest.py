@@ -6,6 +6,8 @@ import sqlite_utils
 from click.testing import CliRunner
 
 import kinetaios_fakes
+import llm_anthropic
+import llm_echo
 import llm_kinetaios
 from llm.plugins import pm
 
@@ -16,6 +18,10 @@ from llm.plugins import pm
 sys._called_from_test = True
 pm.register(llm_kinetaios, name="kinetaios")
 pm.register(kinetaios_fakes, name="kinetaios-fakes")
+# Real third-party plugins the compatibility tests drive (from PyPI, in the
+# ``test`` extra): registered by hand, as entry points are not loaded here.
+pm.register(llm_echo, name="llm-echo")
+pm.register(llm_anthropic, name="llm-anthropic")
 
 
 @pytest.fixture(autouse=True)
@@ -31,6 +37,8 @@ def user_path(tmp_path, monkeypatch):
     from llm_kinetaios import wrapper
 
     wrapper._INNER_CACHE.clear()
+    wrapper._WARNED.clear()
+    kinetaios_fakes.FAKE_HISTORY.calls.clear()
     for model in (kinetaios_fakes.FAKE_CHAT, kinetaios_fakes.FAKE_LEGACY):
         model.calls.clear()
         model.prompts.clear()

@@ -120,6 +120,11 @@ class FakeChat(llm.Model):
             return
         self.calls.append(texts)
         self.prompts.append(prompt)
+        first_user = next((t for role, t in texts if role == "user" and not t.startswith("## ")), "")
+        if first_user.startswith("recall-forever:") and prompt.tools:  # never answers
+            response.add_tool_call(llm.ToolCall(
+                name="recall_memory", arguments={"query": "again"}, tool_call_id=f"call-{len(texts)}"))
+            return
         if texts and texts[-1][0] == "tool":  # answer from the tool's output
             yield "From memory: " + " ".join(p.output for p in prompt.messages[-1].parts)
             return
@@ -170,6 +175,41 @@ class FakeLegacyChat(FakeChat):
         yield f"legacy: {prompt.prompt}"
 
 
+class FakeHistoryChat(llm.Model):
+    """A plugin in the older style: it builds its request from ``prompt.prompt``
+    and ``conversation.responses`` and never reads ``prompt.messages``.
+
+    Answers with the request it built, as JSON: [[role, text], ...]. With
+    tools, "recall: X" calls recall_memory once and answers from its output.
+    """
+
+    model_id = "fake-history"
+    can_stream = True
+    supports_tools = True
+
+    def __init__(self):
+        self.calls = []
+
+    def execute(self, prompt, stream, response, conversation):
+        if prompt.system and prompt.system.startswith(EXTRACTION_MARKER):
+            yield json.dumps({"facts": [], "updates": []})
+            return
+        request = []
+        for earlier in conversation.responses if conversation else []:
+            request.append(["user", earlier.prompt.prompt])
+            request.append(["assistant", earlier.text()])
+        request.append(["user", prompt.prompt])
+        for result in prompt.tool_results:
+            request.append(["tool", result.output])
+        self.calls.append(request)
+        own_words = prompt.prompt.rsplit("\n\n", 1)[-1]  # after any memory block
+        if own_words.startswith("recall:") and prompt.tools and not prompt.tool_results:
+            response.add_tool_call(llm.ToolCall(
+                name="recall_memory", arguments={"query": own_words[7:].strip()}, tool_call_id="h-1"))
+            return
+        yield json.dumps(request)
+
+
 class FakeEmbed(llm.EmbeddingModel):
     """Bag of words hashed into 1024 dimensions: texts sharing words score high."""
 
@@ -191,12 +231,14 @@ class FakeEmbed(llm.EmbeddingModel):
 FAKE_CHAT = FakeChat()
 FAKE_ASYNC = FakeAsyncChat(FAKE_CHAT)
 FAKE_LEGACY = FakeLegacyChat()
+FAKE_HISTORY = FakeHistoryChat()
 
 
 @llm.hookimpl
 def register_models(register):
     register(FAKE_CHAT, FAKE_ASYNC)
     register(FAKE_LEGACY)
+    register(FAKE_HISTORY)
 
 
 @llm.hookimpl

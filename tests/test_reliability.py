@@ -91,7 +91,8 @@ def test_read_only_database_is_a_clear_error(runner, store, fake, monkeypatch):
     assert result.exit_code == 1
     assert "read-only" in result.output and "Traceback" not in result.output
     answer = runner.invoke(cli, ["prompt", "-m", "memory-fake", "--no-log", "I love tea."])
-    assert answer.exit_code == 0 and answer.output.strip() == "echo: I love tea."
+    assert answer.exit_code == 0 and answer.stdout.strip() == "echo: I love tea."
+    assert answer.stderr.count("read-only") == 1 and "Traceback" not in answer.output
 
 
 def test_full_disk_is_a_clear_error_and_the_import_writes_nothing(runner, store, monkeypatch, tmp_path):

@@ -71,7 +71,8 @@ def test_history_is_searched_by_meaning_once_turns_are_embedded(runner, store, s
     assert "nginx returns 502" in history
 
 
-def test_memory_models_offer_the_tool_and_answer_its_calls_themselves(runner, store, fake, logs_db):
+def test_with_recall_tool_setting_memory_models_offer_the_tool_and_answer_its_calls(runner, store, fake, logs_db, settings):
+    settings(recall_tool=True)
     runner.invoke(cli, ["memories", "add", "User's servers run Debian"], catch_exceptions=False)
     result = runner.invoke(cli, ["prompt", "-m", "memory-fake", "recall: Debian servers"],
                            catch_exceptions=False)
@@ -85,7 +86,8 @@ def test_memory_models_offer_the_tool_and_answer_its_calls_themselves(runner, st
     assert not logs_db()["tool_calls"].exists() or logs_db()["tool_calls"].count == 0
 
 
-def test_async_memory_models_offer_the_tool_too(runner, store, fake, logs_db):
+def test_with_recall_tool_setting_async_memory_models_offer_the_tool_too(runner, store, fake, logs_db, settings):
+    settings(recall_tool=True)
     runner.invoke(cli, ["memories", "add", "User's servers run Debian"], catch_exceptions=False)
     result = runner.invoke(cli, ["prompt", "--async", "-m", "memory-fake", "recall: Debian servers"],
                            catch_exceptions=False)
