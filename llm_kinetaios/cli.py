@@ -602,6 +602,7 @@ def parse_import(raw: bytes) -> list[dict]:
             raise ImportFileError(f"{where}.content must be a non-empty string")
         if "\x00" in content:
             raise ImportFileError(f"{where}.content contains a NUL character")
+        _check_encodable(content, f"{where}.content")
         record = {"content": content.strip(), "source": "import"}
         for name, kind in (("id", str), ("conversation_id", str), ("created_at", int),
                            ("project", str), ("pinned_at", int)):
@@ -612,11 +613,24 @@ def parse_import(raw: bytes) -> list[dict]:
                 raise ImportFileError(f"{where}.{name} must be {'a string' if kind is str else 'an integer'}")
             if kind is int and not 0 < value < 2**53:
                 raise ImportFileError(f"{where}.{name} is out of range")
+            if kind is str:
+                _check_encodable(value, f"{where}.{name}")
             if name == "project" and not value.strip():
                 continue  # "" is no project: a global memory
             record[name] = value
         parsed.append(record)
     return parsed
+
+
+def _check_encodable(text: str, where: str) -> None:
+    "JSON can spell a lone surrogate (\\ud800); it is not text SQLite or a model can take."
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as ex:
+        raise ImportFileError(
+            f"{where} holds a lone surrogate ({text[ex.start]!r} at character {ex.start}), "
+            "which is not valid Unicode"
+        )
 
 
 @memories.command(name="import")

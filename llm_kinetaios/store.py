@@ -156,9 +156,14 @@ class MemoryStore:
 
     @classmethod
     def open(cls, path: str | Path | None = None) -> "MemoryStore":
-        "Open (creating if needed) the store in logs.db and apply migrations."
+        """Open (creating if needed) the store in logs.db and apply migrations:
+        llm's own first, so a logs.db the plugin creates is one llm can use
+        (parallel first prompts would otherwise race in llm's migrations)."""
+        from llm.migrations import migrate as migrate_llm
+
         try:
             db = connect(path)
+            migrate_llm(db)
             if pending_migrations(db):
                 migrate(db)
         except sqlite3.OperationalError as ex:
