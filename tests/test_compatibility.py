@@ -181,7 +181,7 @@ def test_anthropic_models_get_the_cache_option_unless_the_user_says_otherwise(se
     from llm_kinetaios.config import load_settings
     from llm_kinetaios.wrapper import MemoryModel
 
-    model = MemoryModel("memory-claude-test", "claude-sonnet-4.5")
+    model = MemoryModel("memory-claude-test", "claude-sonnet-4.6")
     inner = model.inner
     on = llm.Prompt("hi", model, options=model.Options())
     off = llm.Prompt("hi", model, options=model.Options(cache=False))
