@@ -187,3 +187,33 @@ def test_anthropic_models_get_the_cache_option_unless_the_user_says_otherwise(se
     off = llm.Prompt("hi", model, options=model.Options(cache=False))
     assert model._inner_prompt(on, inner, None, load_settings())[0].options.cache is True
     assert model._inner_prompt(off, inner, None, load_settings())[0].options.cache is False
+
+
+def _tool_chat(runner, *tool_args):
+    prompt(runner, "-m", "memory-fake", *tool_args, "recall: Debian servers")
+    prompt(runner, "-c", *tool_args, "Thanks, and which release?")
+
+
+def _tool_parts(logs_db):
+    kinds = [row["type"] for row in logs_db()["parts"].rows]
+    return kinds.count("tool_call"), kinds.count("tool_result")
+
+
+def test_with_recall_tool_setting_the_round_trip_is_neither_logged_nor_a_cached_prefix(
+    runner, store, fake, logs_db, settings
+):
+    """Why the setting is off by default: llm's chain (-T recall_memory) logs
+    the tool round trip and the next turn extends the request before it; the
+    wrapper's own loop can do neither."""
+    add(store, "User's servers run Debian")
+    _tool_chat(runner, "-T", "recall_memory")
+    assert _tool_parts(logs_db) == (1, 1)
+    tool_turn, next_turn = fake.calls[1], fake.calls[2]
+    assert next_turn[: len(tool_turn)] == tool_turn
+
+    fake.calls.clear()
+    settings(recall_tool=True)
+    _tool_chat(runner)
+    assert _tool_parts(logs_db) == (1, 1)  # nothing added: the loop's calls are in no log
+    tool_turn, next_turn = fake.calls[1], fake.calls[2]
+    assert tool_turn[-1][0] == "tool" and next_turn[: len(tool_turn)] != tool_turn
