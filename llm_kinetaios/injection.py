@@ -34,6 +34,10 @@ Either way the Injection lists every memory the request shows (``shown``):
 in which block, how it was chosen (pinned, cosine, hybrid, keyword, recent,
 update, retracted) and with what score, recorded against the response it
 served for ``llm memories used``.
+
+Prefixing (wrapper.py), a sticky turn's block holds everything recalled for
+it (``full``): a plugin that rebuilds history from the logged prompts sees
+only the newest turn's block.
 """
 
 from __future__ import annotations

@@ -14,7 +14,13 @@ first in the history, would change the prefix whenever recall changes.
 
 Models that take no message chain (``supports_conversation = False``, or any
 listed in the ``prefix_models`` setting) get the block prefixed to the prompt
-text instead.
+text instead. Other models' prompts are watched (_ObservedPrompt): a plugin
+that reads the prompt text before the message chain gets the block prefixed
+on that turn, and joins ``prefix_models`` (docs/compatibility.md).
+
+Memory models wrapping llm-anthropic models turn its ``cache`` option on
+unless the user set it. With the ``recall_tool`` setting on (off by default),
+the wrapper offers recall_memory and answers its calls in a private loop.
 """
 
 from __future__ import annotations
