@@ -166,3 +166,15 @@ def test_an_explicit_cache_option_wins(runner, store, server):
     assert result.exit_code == 0, result.output
     [body] = server.chat_requests("/messages")
     assert "cache_control" not in json.dumps(body)
+
+
+def test_with_recall_tool_setting_claude_thinking_is_shown_and_logged(runner, store, server, settings, user_path):
+    settings(recall_tool=True)
+    store.add("User likes green tea")
+    result = runner.invoke(cli, ["prompt", "-m", "memory-claude", TURNS[0]], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    [body] = server.chat_requests("/messages")
+    assert [tool["name"] for tool in body["tools"]] == ["recall_memory"]
+    assert result.stdout.strip() == "Answer 1" and REASONING in result.stderr
+    db = sqlite_utils.Database(user_path / "logs.db")
+    assert [row["text"] for row in db["parts"].rows_where("type = 'reasoning'")] == [REASONING]
