@@ -96,19 +96,27 @@ def write_conversation(conv: Conversation, model, db_path: Path, vectors) -> Wri
     for _, group in itertools.groupby(conv.turns, key=lambda t: t.dia_id.split(":")[0]):
         session = list(group)
         items = [dict(content=t.content, source="import", created_at=t.created_at) for t in session]
-        report = write_memories(store, items, embedding_model=model,
+        # Turns of any length, and none held back by the quarantine: dialogue
+        # says "you" all the time, which the detector reads as text addressed
+        # to the model (docs/safety.md measures the quarantine itself). Here
+        # every flagged turn is approved, as a user vouching for it would.
+        report = write_memories(store, items, embedding_model=model, max_chars=None,
                                 vectors=None if vectors is None else vectors[start : start + len(session)])
+        for memory in report.added:
+            if memory.flag:
+                store.approve(memory.id)
         start += len(session)
         for memory, i in zip(report.added, report.added_from):
             dia_ids[memory.id].add(session[i].dia_id)
-            # write_memories only collapses whitespace and resolves dates, so
-            # any other difference is a date rewrite.
+            # write_memories only removes hiding characters and resolves
+            # dates, so any other difference is a date rewrite.
             if memory.content != " ".join(session[i].content.split()):
                 rewritten[session[i].dia_id] = memory.content
         for i, memory_id in report.merged_into:
             dia_ids[memory_id].add(session[i].dia_id)
         counts.update(stored=len(report.added), merged=report.merged,
-                      duplicates=report.duplicates, secrets=report.secrets)
+                      duplicates=report.duplicates, secrets=report.secrets,
+                      flagged=report.flagged)
     seconds = time.perf_counter() - started
     return Written(IndexedConversation.of(store, model, dict(dia_ids), 0.0), counts, rewritten, seconds)
 

@@ -68,7 +68,7 @@ def main():
                 totals["batches"] += 1
                 added, _ = baseline.add_many(items)
                 totals["baseline_stored"] += len(added)
-                report = write_memories(ours, items, embedding_model=model)
+                report = write_memories(ours, items, embedding_model=model, max_chars=None)
                 totals["stored"] += len(report.added)
                 for key in ("duplicates", "merged", "secrets", "close_pairs"):
                     totals[key] += getattr(report, key)

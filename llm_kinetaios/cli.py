@@ -212,10 +212,14 @@ def memories():
 @click.option("--pinned", is_flag=True, help="Only pinned memories")
 @click.option("--unused-for", metavar="DURATION",
               help="Only memories unused for this long (90d, 12w, 1y); pinned ones are left out")
+@click.option("--flagged", is_flag=True, help="Only quarantined memories, with the reason")
 @click.option("json_", "--json", is_flag=True, help="Output as JSON")
 def list_(count, search_text, latest, conversation_id, history, json_, database,
-          project=False, in_project=None, global_=False, pinned=False, unused_for=None):
+          project=False, in_project=None, global_=False, pinned=False, unused_for=None,
+          flagged=False):
     """List memories, newest first (or best match first with --search).
+
+    Quarantined memories (see 'llm memories approve') are marked FLAGGED.
 
     \b
     Examples:
@@ -224,6 +228,7 @@ def list_(count, search_text, latest, conversation_id, history, json_, database,
         llm memories list --search "favourite editor" --json
         llm memories list --project     # this project's
         llm memories list --unused-for 90d
+        llm memories list --flagged     # awaiting approval, with the reason
     """
     wanted_project = resolve_project(project, in_project, global_)
     unused_before = unused_cutoff(unused_for)
@@ -232,19 +237,22 @@ def list_(count, search_text, latest, conversation_id, history, json_, database,
     with open_store(database, create=False) as store:
         scope = resolve_scope(store, latest, conversation_id)
         if search_text:
-            hits = store.search(search_text, -1, conversation_id=scope)
+            hits = store.search(search_text, -1, conversation_id=scope, include_flagged=True)
             rows = [memory for memory, _ in hits]
             if scope:
                 rows = [m for m in rows if m.conversation_id == scope]
             if any(filters.values()):
                 allowed = {m.id for m in store.list(**filters)}
                 rows = [m for m in rows if m.id in allowed]
+            if flagged:
+                rows = [m for m in rows if m.flag]
             rows = rows[: count or None]
         else:
             rows = store.list(conversation_id=scope, limit=count or None, history=history,
-                              **filters)
+                              flagged=flagged, **filters)
     if json_:
-        click.echo(json.dumps([memory_json(m) for m in rows], indent=2, ensure_ascii=False))
+        click.echo(json.dumps([memory_json(m) | ({"flag": m.flag} if m.flag else {})
+                               for m in rows], indent=2, ensure_ascii=False))
         return
     if not rows:
         click.echo("No memories found.", err=True)
@@ -258,6 +266,8 @@ def list_(count, search_text, latest, conversation_id, history, json_, database,
             + f"used: {memory.use_count}x, last {format_time(memory.last_used_at)}"
             + (f"  superseded by {memory.superseded_by}" if memory.superseded_by else "")
         )
+        if memory.flag:
+            click.echo(f"  FLAGGED: {memory.flag} (not injected until 'llm memories approve {memory.id}')")
         click.echo(f"  {memory.content}\n")
 
 
@@ -309,6 +319,8 @@ def show(memory_id, json_, database):
         uses = store.uses_of_memory(memory_id)
     data = memory_json(memory) | {
         "embedding_model": memory.embedding_model,
+        "flag": memory.flag,
+        "approved_at": memory.approved_at,
         "history": [{"id": m.id, "content": m.content, "created_at": m.created_at,
                      "valid_until": m.valid_until} for m in chain],
         "shown_to": [{name: use[name] for name in ("response_id", "conversation_id", "created_at",
@@ -360,31 +372,41 @@ def add(text, latest, conversation_id, database, project=False, pin=False):
         llm memories add "This project targets Python 3.10" --project
         llm memories add "Answer in French" --pin
     """
-    text = text.strip()
-    if not text:
-        raise click.ClickException("A memory cannot be empty")
-    from .secret_filter import contains_secret
-    from .write import write_memories
+    from .write import check_memory, write_memories
 
-    if contains_secret(text):
-        raise click.ClickException(
-            "That looks like a secret (a key, token, password or card number): not stored"
-        )
+    settings = load_settings()
+    check = check_memory(text, settings.max_memory_chars)
+    if check.refused:
+        raise click.ClickException(check.refused)
     with open_store(database) as store:
         scope = resolve_scope(store, latest, conversation_id)
-        vectors, model = embed_with_progress([text])
+        vectors, model = embed_with_progress([check.text])
         from .store import now_ms
 
+        # write_memories runs the same check on the text as given (hidden
+        # characters are evidence) and stores check.text.
         item = {"content": text, "conversation_id": scope, "source": "manual",
                 "project": require_current_project() if project else None,
                 "pinned_at": now_ms() if pin else None}
         report = write_memories(
             store, [item],
             embedding_model=model if vectors is not None else None, vectors=vectors,
+            max_chars=settings.max_memory_chars,
         )
     if not report.added:
         raise click.ClickException("That is remembered already")
-    click.echo(report.added[0].id)
+    memory = report.added[0]
+    if memory.flag:
+        _warn_flagged(memory)
+    click.echo(memory.id)
+
+
+def _warn_flagged(memory: Memory) -> None:
+    click.echo(
+        f"Quarantined: {memory.flag}. It will not be injected until you run "
+        f"'llm memories approve {memory.id}'",
+        err=True,
+    )
 
 
 @memories.command()
@@ -429,17 +451,52 @@ def edit(memory_id, new_text, database, global_=False, project=False):
             click.echo("Unchanged", err=True)
             return
         from .embeddings import to_blob
+        from .write import check_memory
 
+        check = check_memory(new_text, load_settings().max_memory_chars)
+        if check.refused:
+            raise click.ClickException(check.refused)
+        new_text = check.text
         vectors, model = embed_with_progress([new_text])
         try:
-            store.update(
+            memory = store.update(
                 memory_id, new_text,
                 embedding=to_blob(vectors[0]) if vectors is not None else None,
                 embedding_model=model.model_id if vectors is not None else None,
+                flag=check.flag, checked=True,
             )
         except ValueError as ex:
             raise click.ClickException(str(ex))
+    if memory.flag:
+        _warn_flagged(memory)
     click.echo(f"Updated {memory_id}", err=True)
+
+
+@memories.command()
+@database_option
+@click.argument("memory_ids", nargs=-1, required=True)
+def approve(memory_ids, database):
+    """Approve quarantined memories, so they can be injected again.
+
+    A memory that reads like instructions to the model (see 'llm memories
+    list --flagged' for the reason) is kept but never injected or offered by
+    recall_memory until you approve it. Editing it later needs a new approval.
+
+    \b
+    Example:
+        llm memories list --flagged
+        llm memories approve 01j9z3k4m5n6p7q8r9s0t1v2w3
+    """
+    with open_store(database, create=False) as store:
+        found = [get_memory(store, memory_id) for memory_id in dict.fromkeys(memory_ids)]
+        not_flagged = [m.id for m in found if not m.flag]
+        if not_flagged:
+            raise click.ClickException(
+                f"Not quarantined: {', '.join(not_flagged)}; nothing was approved"
+            )
+        for memory in found:
+            store.approve(memory.id)
+    click.echo(f"Approved {len(found)}", err=True)
 
 
 @memories.command()
@@ -560,11 +617,12 @@ class ImportFileError(click.ClickException):
     pass
 
 
-def parse_import(raw: bytes) -> list[dict]:
+def parse_import(raw: bytes, max_entries: int | None = None, max_chars: int | None = None) -> list[dict]:
     """Validate an import file completely, before anything is written.
 
     Accepts the export format or a plain JSON list of strings. Raises
-    ImportFileError naming the first problem.
+    ImportFileError naming the first problem. ``max_entries`` and
+    ``max_chars`` are the limit settings, checked before any per-entry work.
     """
     if len(raw) > MAX_IMPORT_BYTES:
         raise ImportFileError(f"File is too large ({len(raw)} bytes; the limit is {MAX_IMPORT_BYTES})")
@@ -590,6 +648,11 @@ def parse_import(raw: bytes) -> list[dict]:
         items = data
     else:
         raise ImportFileError('Expected {"version": 1, "memories": [...]} or a list of strings')
+    if max_entries and len(items) > max_entries:
+        raise ImportFileError(
+            f"File has {len(items)} entries; the limit is {max_entries} "
+            "(see 'llm memories config max-import-entries')"
+        )
     parsed = []
     for index, item in enumerate(items):
         where = f"memories[{index}]"
@@ -603,6 +666,11 @@ def parse_import(raw: bytes) -> list[dict]:
         if "\x00" in content:
             raise ImportFileError(f"{where}.content contains a NUL character")
         _check_encodable(content, f"{where}.content")
+        if max_chars and len(content) > max_chars:
+            raise ImportFileError(
+                f"{where}.content has {len(content)} characters; the limit is {max_chars} "
+                "(see 'llm memories config max-memory-chars')"
+            )
         record = {"content": content.strip(), "source": "import"}
         for name, kind in (("id", str), ("conversation_id", str), ("created_at", int),
                            ("project", str), ("pinned_at", int)):
@@ -652,8 +720,9 @@ def import_(path, database):
     from .store import content_key
     from .write import write_memories
 
+    settings = load_settings()
     raw = path.read(MAX_IMPORT_BYTES + 1)
-    records = parse_import(raw)
+    records = parse_import(raw, settings.max_import_entries, settings.max_memory_chars)
     with open_store(database) as store:
         existing = store.existing_keys(content_key(r["content"], r.get("project")) for r in records)
         fresh, seen, seen_ids = [], set(existing), set()
@@ -670,10 +739,17 @@ def import_(path, database):
             fresh.append(record)
         vectors, model = embed_with_progress([r["content"] for r in fresh], label="Embedding memories")
         report = write_memories(
-            store, fresh, embedding_model=model if vectors is not None else None, vectors=vectors
+            store, fresh, embedding_model=model if vectors is not None else None, vectors=vectors,
+            max_chars=settings.max_memory_chars,
         )
     if report.secrets:
         click.echo(f"Skipped {report.secrets} that looked like secrets", err=True)
+    if report.flagged:
+        click.echo(
+            f"Quarantined {report.flagged} that read like instructions to the model: "
+            "see 'llm memories list --flagged', then 'llm memories approve ID'",
+            err=True,
+        )
     click.echo(json.dumps({"imported": len(report.added), "skipped": len(records) - len(report.added)}))
 
 
@@ -879,6 +955,8 @@ def stats(json_, database):
         click.echo("Embedded: none")
     if data["jobs"]:
         click.echo("Jobs: " + ", ".join(f"{k} {v}" for k, v in sorted(data["jobs"].items())))
+    if data["flagged"]:
+        click.echo(f"Quarantined: {data['flagged']} (see 'llm memories list --flagged')")
 
 
 def job_summary(job: dict) -> str:

@@ -64,6 +64,9 @@ class Settings:
     # Offer recall_memory on the wrapper's own: off, because the private tool
     # loop cannot be logged or replayed as llm's chain is (docs/compatibility.md).
     recall_tool: bool = False
+    # Limits (safety.py): checked before any other work on a memory or import.
+    max_memory_chars: int = 500
+    max_import_entries: int = 100_000
 
     @classmethod
     def field_names(cls) -> list[str]:

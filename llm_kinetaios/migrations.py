@@ -277,3 +277,31 @@ def m010_memory_uses(db):
         if_not_exists=True,
     )
     db["kinetaios_memory_uses"].create_index(["memory_id", "created_at"], if_not_exists=True)
+
+
+@migration
+def m011_quarantine(db):
+    # A memory the safety detector suspects (instructions to the model, role
+    # markers, encoded text) is stored but quarantined: ``flag`` holds the
+    # reason, and it is never injected or offered by recall_memory until the
+    # user approves it (flag cleared, ``approved_at`` set). safety.py.
+    columns = db["memories"].columns_dict
+    if "flag" not in columns:
+        db["memories"].add_column("flag", str)
+    if "approved_at" not in columns:
+        db["memories"].add_column("approved_at", int)
+    # When the write-time check ran on the current text. Memories stored
+    # before this migration have none, so the block still runs the detector
+    # on them; checked ones skip it (it costs about 1 ms a memory).
+    if "checked_at" not in columns:
+        db["memories"].add_column("checked_at", int)
+    db.execute("create index if not exists idx_memories_flag on memories (flag) where flag is not null")
+    # Approving a memory makes its vector recallable: the vector cache must see it.
+    db.executescript(
+        """
+        CREATE TRIGGER IF NOT EXISTS memories_vectors_flag AFTER UPDATE OF flag ON memories
+        BEGIN
+            UPDATE _kinetaios_state SET value = value + 1 WHERE key = 'vector_mutations';
+        END;
+        """
+    )

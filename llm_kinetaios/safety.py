@@ -1,83 +1,480 @@
-"""The safety filter every memory passes before it is put in front of a model.
+"""Injection safety: what a memory may carry into a model's context.
 
-A stored memory is text that came from a conversation (or an import file) and
-will be shown to a model later, so it is an injection surface. The filter:
+A stored memory is text from a conversation or an import file that will be
+put in front of a model on every later turn, so it is an attack surface.
+This module owns the layers that act on the text itself:
 
-* drops a memory that reads as instructions to the model: "ignore previous
-  instructions", "you are now ...", "new system prompt", "from now on
-  respond ...", and the like;
-* drops a memory carrying chat-template role tags or fake headers
-  (``<|im_start|>``, ``[INST]``, ``<system>``, ``### System:``, ``Assistant:``);
-* neutralises formatting that could close the block and open a new section:
-  leading ``#``, ``>``, ``---``, code fences; line breaks become spaces, so
-  a memory is always exactly one bullet;
-* removes control, zero-width and bidirectional-override characters, after
-  NFKC normalisation (which also folds full-width look-alikes);
-* drops absurdly long entries (over MAX_MEMORY_CHARS): a durable fact about
-  a person fits in a sentence or two.
+* ``strip_hiding_characters``: the only change ever made to stored text.
+  It removes characters that can hide instructions from a human reader:
+  bidi embeddings/overrides/isolates, tag characters (outside emoji flag
+  sequences), zero-width characters (ZWJ and ZWNJ are kept inside emoji
+  sequences and next to letters of scripts that need them: Arabic, Persian,
+  the Indic scripts...), control characters, runs of variation selectors.
+  No NFKC: "m²", "½", "👩‍💻" and Persian spelling stay as written.
+* ``fold_for_matching``: NFKC, case folding, invisible characters removed,
+  look-alike letters (Cyrillic "о", Greek "Ι") mapped to Latin, HTML and
+  percent escapes decoded. Used only to match; never stored.
+* ``injection_reason``: the write-time detector. It names why a memory reads
+  as something other than a fact about the user: instructions to the model
+  (in some 25 languages), role markers and chat-template tags, headings,
+  encoded text, and "preferences" that grant the assistant powers or leak
+  data. A memory with a reason is stored but quarantined (``flag``), and is
+  never injected until the user approves it.
+* ``sanitize_memory``: structural neutralisation for the block, applied to
+  every memory every time: one line, no fences, no leading markup, so each
+  memory is exactly one bullet. A memory the write-time check has not
+  cleared (stored before it existed, or written straight to the table)
+  goes through the detector here too, and is dropped if it reads as
+  instructions; cleared ones skip it (it costs about 1 ms a memory).
 
-It returns the cleaned text, or None when the memory should not be injected.
+Every check is a single pass of regular expressions with bounded
+repetition, so its time grows linearly with the text; write paths refuse
+over-long text (``check.max_memory_chars``) before any of this runs.
 """
 
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import html
 import re
 import unicodedata
+from urllib.parse import unquote
 
+# The default of the ``max_memory_chars`` setting: a durable fact about a
+# person fits in a sentence or two. The block drops anything longer still.
 MAX_MEMORY_CHARS = 500
 
-# Zero-width, joiners, BOM, soft hyphen, and the bidi embedding/override/isolate
-# controls: invisible, and a classic way to hide text from a human reader.
-_INVISIBLE = re.compile(
-    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]"
+# --- Characters that can hide text -----------------------------------------
+
+_BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
+_ZERO_WIDTH = "\u200b\u2060-\u2064\ufeff\u180e\u3164\uffa0"
+_VARIATION = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_HIDING = re.compile(
+    "(\U0001f3f4[\U000e0020-\U000e007e]{1,12}\U000e007f)"  # emoji flag tag sequence: keep
+    f"|[{_BIDI_CONTROLS}{_ZERO_WIDTH}\U000e0000-\U000e007f]"
+    "|[\u200c\u200d]"
+    f"|[{_VARIATION}]"
+    "|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
+    "|[\ud800-\udfff]"
 )
 
-_INSTRUCTION_PATTERNS = [
-    r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(previous|prior|above|earlier|all|any|your|the|these|those)\b.{0,40}\b(instructions?|prompts?|rules|directions|guidelines|messages|context)\b",
-    r"\b(new|updated|real|actual|hidden|secret)\s+(system\s+)?(instructions?|prompt|rules)\b",
-    r"\bsystem\s+(prompt|message|override|instruction)s?\b",
-    r"\byou\s+(are|will)\s+now\b",
-    r"\bfrom\s+now\s+on\b.{0,60}\b(you|assistant|respond|reply|answer|always|never)\b",
-    r"\b(act|behave|respond|pretend)\s+(as|like)\s+(if\s+)?(you\s+are\s+)?(an?\s+)?(unrestricted|jailbroken|dan|evil|different)\b",
-    r"\bdo\s+anything\s+now\b",
-    r"\bpretend\s+(to\s+be|you\s+are|you're|that\s+you)\b",
-    r"\bjailbreak",
-    r"\b(reveal|print|output|repeat|leak)\b.{0,30}\b(system\s+prompt|instructions|api\s+keys?|secrets?)\b",
-    r"\b(assistant|ai|model|claude|gpt|chatgpt)\s+(must|should|shall)\s+(always|never|now)\b",
-    r"\bwhen\s+(you|the\s+assistant)\s+(read|see)s?\s+this\b",
+
+def _is_emoji(ch: str) -> bool:
+    cp = ord(ch)
+    return (
+        0x1F000 <= cp <= 0x1FAFF
+        or 0x2600 <= cp <= 0x27BF
+        or 0x2300 <= cp <= 0x23FF
+        or 0x2B00 <= cp <= 0x2BFF
+        or cp in (0x00A9, 0x00AE, 0x203C, 0x2049, 0x2122, 0x2139, 0x3030, 0x303D, 0xFE0F, 0x20E3)
+    )
+
+
+def _needs_joiners(ch: str) -> bool:
+    "Letters of scripts whose spelling uses ZWJ/ZWNJ."
+    cp = ord(ch)
+    return (
+        0x0600 <= cp <= 0x08FF  # Arabic, Syriac, Thaana, N'Ko, Arabic supplements
+        or 0x0900 <= cp <= 0x0DFF  # Devanagari ... Sinhala
+        or 0x0F00 <= cp <= 0x109F  # Tibetan, Myanmar
+        or 0x1780 <= cp <= 0x18AF  # Khmer, Mongolian
+        or 0xA8E0 <= cp <= 0xA8FF
+        or 0xFB50 <= cp <= 0xFDFF
+        or 0xFE70 <= cp <= 0xFEFC
+    )
+
+
+def _strip_one(match: re.Match) -> str:
+    if match.group(1):
+        return match.group(1)
+    ch = match.group()
+    text, start, end = match.string, match.start(), match.end()
+    before = text[start - 1] if start else ""
+    after = text[end] if end < len(text) else ""
+    joining_script = (before and _needs_joiners(before)) or (after and _needs_joiners(after))
+    if ch == "\u200d":
+        emoji = before and after and (
+            (_is_emoji(before) or 0x1F3FB <= ord(before) <= 0x1F3FF) and _is_emoji(after))
+        return ch if emoji or joining_script else ""
+    if ch == "\u200c":
+        return ch if joining_script else ""
+    if "\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef":
+        # One selector after a visible character is ordinary (❤️, 葛󠄀);
+        # a run of them can smuggle data.
+        if before and not ("\ufe00" <= before <= "\ufe0f" or "\U000e0100" <= before <= "\U000e01ef"):
+            return ch
+        return ""
+    return ""
+
+
+def strip_hiding_characters(text: str) -> str:
+    """Remove the characters that can hide instructions; nothing else.
+
+    This is the only change ever made to a stored memory's text.
+    """
+    return _HIDING.sub(_strip_one, text)
+
+
+# --- Folding for matching ---------------------------------------------------
+
+# Letters that look like Latin ones (after NFKC and case folding), from
+# Unicode's confusables for the scripts attackers use most.
+_CONFUSABLES = str.maketrans({
+    # Cyrillic
+    "а": "a", "в": "b", "с": "c", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i",
+    "ј": "j", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "ѕ": "s", "т": "t",
+    "у": "y", "х": "x", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ɡ": "g", "ь": "b",
+    "п": "n", "г": "r", "и": "u",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
+    "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "γ": "y", "ω": "w", "μ": "u", "ς": "s",
+    # Latin look-alikes and others
+    "ı": "i", "ȷ": "j", "ʟ": "l", "ɪ": "i", "ɴ": "n", "ʀ": "r", "ꜱ": "s", "ᴀ": "a",
+    "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ᴊ": "j", "ᴋ": "k", "ᴍ": "m", "ᴏ": "o", "ᴘ": "p",
+    "ᴛ": "t", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ᴢ": "z", "ℓ": "l", "օ": "o", "ս": "u",
+    "ց": "g", "հ": "h", "ո": "n", "ք": "q",
+})
+_LATIN_WORD_WITH_LOOKALIKES = re.compile(r"[^\W\d_]{1,64}")
+_FOLD_DROP = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff]"
+)
+_COMBINING_AFTER_ASCII = re.compile(r"(?<=[a-z])[\u0300-\u036f]{1,8}")
+_ESCAPES = re.compile(r"%[0-9a-fA-F]{2}|&#?\w{1,10};")
+
+
+def _fold_mixed_word(match: re.Match) -> str:
+    word = match.group()
+    if word.isascii() or not re.search("[a-z]", word):
+        return word  # pure Latin, or a word of another script: left alone
+    return word.translate(_CONFUSABLES)
+
+
+def fold_for_matching(text: str) -> str:
+    """The text as the detectors see it (never stored): escapes decoded,
+    NFKC, case-folded, invisible characters removed, and look-alike letters
+    inside words that mix them with Latin ones mapped to Latin."""
+    if _ESCAPES.search(text):
+        text = html.unescape(unquote(text))
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = _FOLD_DROP.sub("", text)
+    text = _COMBINING_AFTER_ASCII.sub("", text)
+    return _LATIN_WORD_WITH_LOOKALIKES.sub(_fold_mixed_word, text)
+
+
+def _skeleton(folded: str) -> str:
+    "Every look-alike mapped to Latin: catches words spelled entirely in them."
+    return folded.translate(_CONFUSABLES)
+
+
+# --- The detector -----------------------------------------------------------
+
+
+def _either_order(verbs: str, nouns: str, gap: int = 40) -> str:
+    return f"(?:{verbs}).{{0,{gap}}}(?:{nouns})|(?:{nouns}).{{0,{gap}}}(?:{verbs})"
+
+
+# "Ignore previous instructions", in the languages people write to llm in.
+# Each entry: (imperative verbs, the nouns they act on). Folded (lower) case.
+_IGNORE_INSTRUCTIONS = [
+    # English: the strong nouns with any qualifier; weak ones ("messages",
+    # "context") only with "previous"/"above", so "ignores all the Slack
+    # messages after 6 pm" stays a fact.
+    (r"\b(?:ignore|disregard|forget|override|bypass|neglect|skip|abandon|drop|discard|set aside)\b",
+     r"\b(?:instructions?|prompts?|directives?|directions|guidelines|guardrails|programming|"
+     r"(?:previous|prior|above|earlier|preceding|original|initial|system|your|safety)\s+(?:\w+\s+){0,2}"
+     r"(?:rules|messages|context|text|content|commands|orders|constraints|restrictions|polic(?:y|ies)|tasks?|data|input))\b"),
+    (r"\b(?:ignora|ignore|ignorar|ignoren|olvida|olvide|olvidar|omite|descarta|haz caso omiso)\b",
+     r"\b(?:instrucciones|indicaciones|reglas|órdenes|ordenes|directrices)\b"),
+    (r"\b(?:ignore|ignora|ignorar|esqueça|esqueca|esquece|desconsidere|desconsidera)\b",
+     r"\b(?:instruções|instrucoes|regras|orientações|orientacoes|diretrizes|comandos)\b"),
+    (r"\b(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte)\b",
+     r"\b(?:instructions|consignes|règles|regles|directives|ordres)\b"),
+    (r"\b(?:ignorier\w*|vergiss|vergessen sie|missachte\w*|übergehe|beachte nicht)\b",
+     r"(?:anweisungen|instruktionen|regeln|befehle|vorgaben|richtlinien)"),
+    (r"\b(?:ignora|ignorate|ignori|dimentica|dimenticate|trascura)\b",
+     r"\b(?:istruzioni|regole|indicazioni|direttive|comandi)\b"),
+    (r"\b(?:negeer|vergeet|negeren)\b", r"\b(?:instructies|regels|aanwijzingen|opdrachten)\b"),
+    (r"\b(?:zignoruj|ignoruj|zapomnij|pomiń)\b",
+     r"\b(?:instrukcj\w*|polece\w*|zasad\w*|reguł\w*|wytyczn\w*)"),
+    (r"(?:игнорир\w*|проигнорир\w*|забудь\w*|не обращай\w*|пренебреги)",
+     r"(?:инструкци\w*|указани\w*|правил\w*|команд\w*|промпт\w*)"),
+    (r"(?:ігнору\w*|проігнору\w*|забудь\w*)", r"(?:інструкці\w*|вказівк\w*|правил\w*)"),
+    (r"(?:yok say|görmezden gel|gormezden gel|unut|dikkate alma|önemseme)",
+     r"(?:talimat\w*|yönerge\w*|yonerge\w*|kural\w*|komut\w*)"),
+    (r"\b(?:ignorera|glöm|strunta i)\b", r"\b(?:instruktion\w*|regl\w*|anvisning\w*)"),
+    (r"\b(?:ignorer|ignorér|glem|se bort fra)\b", r"\b(?:instruks\w*|instruktion\w*|regl\w*|regler)"),
+    (r"\b(?:ohita|unohda|älä välitä|sivuuta)\b", r"\b(?:ohje\w*|sääntö\w*|säännö\w*)"),
+    (r"\b(?:ignoruj\w*|zapomeň\w*|ignorujte)\b", r"\b(?:pokyn\w*|instrukc\w*|pravidl\w*)"),
+    (r"\b(?:ignoră|ignora|uită|uita|ignorați)\b", r"\b(?:instrucțiun\w*|instructiun\w*|regul\w*)"),
+    (r"(?:figyelmen kívül|felejtsd el|hagyd figyelmen)", r"(?:utasítás\w*|utasitas\w*|szabály\w*)"),
+    (r"(?:αγνόησε|αγνοήστε|ξέχασε|ξεχάστε|αγνοησε)", r"(?:οδηγί\w*|οδηγι\w*|εντολ\w*|κανόν\w*)"),
+    (r"(?:تجاهل|انس|تجاهلي|لا تلتزم)", r"(?:التعليمات|تعليمات|الأوامر|الاوامر|القواعد|الإرشادات)"),
+    (r"(?:התעלם|תתעלם|שכח|תשכח)", r"(?:הוראות|ההוראות|הנחיות|ההנחיות|כללים)"),
+    (r"(?:نادیده بگیر|فراموش کن|توجه نکن)", r"(?:دستورالعمل|دستورات|دستور|قوانین|قواعد)"),
+    (r"(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल जाओ|भूल जाइए|उपेक्षा)", r"(?:निर्देश|नियम|आदेश)"),
+    (r"(?:忽略|忽视|无视|忘记|忘掉|不要理会|忽視|無視|忘記|不理会)", r"(?:指令|指示|说明|規則|规则|提示|命令|設定|设定|要求)"),
+    (r"(?:無視|忘れ|従わない|従うな)", r"(?:指示|命令|ルール|指図|プロンプト|設定|規則)"),
+    (r"(?:무시|잊어|잊으)", r"(?:지시|명령|규칙|지침|프롬프트|설정)"),
+    (r"\b(?:bỏ qua|phớt lờ|quên|bo qua)\b", r"(?:hướng dẫn|chỉ dẫn|quy tắc|lệnh|chỉ thị)"),
+    (r"\b(?:abaikan|lupakan|acuhkan)\b", r"\b(?:instruksi|perintah|aturan|petunjuk|arahan)\b"),
+    (r"(?:เพิกเฉย|ละเว้น|ลืม|ไม่ต้องสนใจ|ละทิ้ง)", r"(?:คำสั่ง|คำแนะนำ|กฎ)"),
+    (r"\b(?:puuza|sahau)\b", r"\b(?:maagizo|maelekezo|sheria)\b"),
+    (r"(?:উপেক্ষা|ভুলে যাও)", r"(?:নির্দেশ|নিয়ম)"),
 ]
-_ROLE_MARKERS = [
-    r"<\|[a-z_]+\|>",  # <|im_start|>, <|system|>, <|endoftext|>
-    r"\[/?(inst|sys|system)\]",
-    r"<<\s*/?sys\s*>>",
-    r"</?\s*(system|assistant|user|human|instructions?|tool|developer)\s*>",
-    r"(^|\n)\s*#{0,6}\s*(system|assistant|user|human|developer|tool)\s*(prompt|message)?\s*:",
-    r"(^|\n)\s*#{1,6}\s*(system|instructions?|about the user)\b",
+
+# "You are now...", "from now on you...", role changes addressed to the model.
+_ROLE_CHANGE = (
+    r"\byou(?:'re| are| will| shall| must)? (?:now|henceforth|hereby)\b"
+    r"|\b(?:from now on|henceforth|from this point on|starting now|going forward),? (?:you|the (?:assistant|ai|model|bot)|(?:claude|chatgpt|gpt|gemini|llama))\b"
+    r"|\b(?:act|behave|respond|roleplay|role-play|pretend)\b.{0,12}\b(?:as|like|to be)\b.{0,40}\b(?:unrestricted|unfiltered|uncensored|jailbroken|evil|dan|different (?:ai|assistant|model)|no (?:limits|restrictions|rules|filters))"
+    r"|\bpretend (?:to be|you are|you're|that you)\b"
+    r"|\bdo anything now\b|\bjailbroken\b|\bjailbreak (?:mode|enabled|activated)\b|\b(?:developer|dev|god|debug|admin|maintenance|sudo|root|unrestricted) mode\b"
+    r"|\bstays? in character\b|\bbreak(?:s|ing)? character\b|\bdan mode\b|\[dan\]|\bdan:|\b(?:anti-?dan|dude|stan) (?:mode|prompt)|\bnever refuses?\b|\bamoral\b"
+    r"|\b(?:answers?|responds? to|fulfils?|fulfills?|complies with|obeys?) (?:any|every|all) (?:\w+ )?(?:requests?|prompts?|questions?|orders?|commands?)\b"
+    r"|\b(?:ai|assistant|chatbot|model|bot|persona)\s(?:named|called|known as)\b|\bnot bound by\b|\bwithout (?:any )?(?:regard|consideration) (?:for|to) (?:ethic|moral|legal)"
+    r"|\b(?:act|behave|roleplay|role-play|pose) as (?:an? |the )?(?:\w+ ){0,3}(?:ai|assistant|chatbot|bot|persona|character|model|gpt|simulator|generator|terminal|console|interpreter)\b"
+    r"|\b(?:immerse yourself|the role of (?:another|an?) (?:ai|model|assistant|character)|as your knowledge is cut off|you were programmed|your programming)\b"
+    r"|(?:^|[.!?\n]\s{0,4})(?:hello|hi|hey|greetings|dear|listen),? (?:chatgpt|gpt-?\d?|claude|gemini|bard|ai|assistant|bot|llm|model)\b|^(?:hello|hi|hey|greetings)\b"
+    r"|(?:^|[.!?\n]\s{0,4})you(?:'re| are| will| must| shall| should| have to| need to| can now| act)\b"
+    r"|\blet'?s (?:play|pretend|switch|imagine|roleplay|role-play|begin a game|start a game)\b"
+    r"|\b(?:user )?(?:message|input|prompt|conversation) (?:termination|terminated)\b|\bend of (?:user )?(?:message|input|prompt)\b"
+    r"|\b(?:note|message|instructions?|profile|notice|memo)\b.{0,30}\b(?:for|to) (?:automated|ai|llm|language model|the assistant|the model|any ai)\b"
+    r"|\b(?:ai|llm|model|assistant|bot|agent|gpt)s? (?:reading|processing|summari[sz]ing|seeing|parsing|reviewing) this\b|\bif you are an? (?:ai|llm|language model|assistant|bot)\b"
+    r"|(?:没有(?:任何)?限制|不受(?:任何)?限制|无限制|無限制|制限のない|制限なし|제한 없는|제한이 없는|sin (?:ninguna )?restricci|sans (?:aucune )?restriction|ohne (?:jede )?einschränkung|senza (?:alcuna )?restrizion|sem restriç|без (?:каких-либо )?ограничени|kısıtlama olmadan|bez (?:żadnych )?ograniczeń|zonder beperkingen)"
+    r"|(?:규칙|제한|정책|제약|규범)\S{0,3} (?:따를 필요가 없|벗어나|우회|무시)|(?:规则|限制|政策|规定|規則|制限|ポリシー)\S{0,6}(?:不需要遵守|不必遵守|不受|无需遵守|従う必要はない|縛られない)"
+    r"|(?:이제|지금부터|이제부터),? 너는|너는 (?:이제|지금부터)"
+    r"|\b(?:without|no|free (?:of|from)) (?:any )?(?:ethical |moral |content |safety )?(?:restrictions|filters|filtering|censorship|guidelines|guardrails|limitations)\b"
+    r"|\b(?:ahora eres|a partir de ahora,? (?:eres|tú|tu|debes|responde)|desde ahora,? (?:eres|tú|debes))"
+    r"|\b(?:tu es maintenant|vous êtes maintenant|désormais,? (?:tu|vous|réponds|répondez)|à partir de maintenant,? (?:tu|vous))"
+    r"|\b(?:du bist (?:jetzt|nun|ab sofort)|ab (?:jetzt|sofort),? (?:bist du|antworte|musst du|sollst du)|von nun an,? (?:bist du|antwortest du|musst du))"
+    r"|\b(?:ora sei|adesso sei|d'ora in (?:poi|avanti),? (?:sei|rispondi|devi))"
+    r"|\b(?:agora (?:você|voce|tu) (?:é|e|és)|a partir de agora,? (?:você|voce|tu|responda|responde))"
+    r"|\b(?:je bent nu|vanaf nu,? (?:ben je|moet je|antwoord))|\b(?:jesteś teraz|od teraz,? (?:jesteś|musisz|odpowiadaj))"
+    r"|(?:теперь ты|отныне ты|с этого момента,? ты|тепер ти|відтепер ти)"
+    r"|(?:artık sen|şu andan itibaren,? sen|bundan sonra,? sen)|\b(?:du är nu|från och med nu,? (?:är du|ska du))"
+    r"|(?:你现在是|从现在开始,?你|从现在起,?你|你现在扮演|你現在是|從現在開始,?你|你将扮演|你將扮演)"
+    r"|(?:あなたは今から|今からあなたは|これからあなたは|あなたはもう)"
+    r"|(?:너는 이제|당신은 이제|지금부터 너는|지금부터 당신은|이제부터 너는)"
+    r"|(?:أنت الآن|من الآن فصاعدا,? أنت)|(?:अब तुम|अब आप|अब से तुम|अब से आप)"
+    r"|\b(?:bây giờ bạn là|từ giờ bạn)|\b(?:sekarang kamu adalah|mulai sekarang kamu|sekarang anda adalah)"
+    r"|(?:개발자 모드|开发者模式|開發者模式|開発者モード|modo desarrollador|mode développeur|entwicklermodus|modalità sviluppatore|режим разработчика|越狱)"
+)
+
+# Asking for, or naming, the model's hidden configuration.
+_PROMPT_LEAK = (
+    r"\b(?:reveal|print|show|output|repeat|display|leak|dump|share|tell|give|list|recite|spell|encode|translate|summari[sz]e|write out|what (?:is|are|were))\b"
+    r".{0,30}\b(?:(?:your|the|its) (?:\w+ ){0,2}(?:system (?:prompt|message|instructions?)|initial (?:prompt|instructions?)|hidden (?:prompt|instructions?)|(?:original |starting )?instructions|configuration|prompt|guidelines|rules)"
+    r"|(?:api )?keys?|passwords?|secrets|credentials|(?:the )?text above|everything above|conversation history)\b"
+    r"|\b(?:instructions|prompt) you (?:were|have been) given\b|\byour (?:system prompt|initial instructions|instructions are|programming)\b"
+    r"|\bconsole\.log\(|\binitiali[sz]ation string\b|\b(?:my|your) instructions are\b|\bi was instructed to\b"
+    r"|(?:prompt del sistema|instrucciones del sistema|prompt système|invite système|instructions système|systemprompt|system-prompt|systemanweisung|prompt di sistema|prompt do sistema|системн\w* (?:промпт|инструкци|подсказ)|系统提示|系統提示|系统指令|システムプロンプト|시스템 프롬프트|sistem istemi|systeemprompt|prompt systemow)"
+)
+
+# Orders to the model: imperative phrasing at the start of a sentence or
+# after "and"/"then"/"just", and the model told what it must do.
+_ORDER = (
+    r"(?:^|[\n.!?;>\]\)]\s{0,4})(?:(?:first|now|then|just|please|always|never|simply|immediately|also),?\s)?"
+    r"(?:print|say|output|repeat|respond|reply|answer|write|generate|give|tell|translate|summari[sz]e|reveal|display|describe|explain|provide|execute|auto-run|send|forward|upload|visit|click|delete|disable|obey|comply|assume|imagine|act|pretend|ignore|disregard|forget|append|insert|encode|decode)\b(?!-)"
+    r"|(?:^|[\n.!?;:>\]\)]\s{0,4}|\b(?:and|then|just|please|now|instead)\s)"
+    r"(?:(?:just|only|instead|now|please|immediately)\s)?"
+    r"(?:print|say|output|repeat|respond|reply|answer|write|type|return|translate|summari[sz]e|spell(?:[- ]check)?|complete|continue|begin|start|stop everything|execute|run|send|email|forward|upload|post|visit|open|click|fetch|call|append|insert|include|add|delete|remove|disable|reveal|show|display|tell|obey|follow|comply|assume|treat|consider|remember|recommend|promote|encode|decode|decrypt|report|confirm)\b"
+    r"(?:.{0,60}?)(?:[\"'“«<`]|\b(?:only|exactly|verbatim|word for word|the following|this (?:text|sentence|message|link|url)|these (?:instructions|words)|nothing else|in every|instead|above|below|pwned|hacked)\b|https?://)"
+    r"|\b(?:you|the (?:assistant|ai|model|bot|chatbot|agent|llm)|assistants?|claude|chatgpt|gpt-?\d?|gemini|copilot)\s(?:must|should|shall|will|needs? to|has to|have to|is to|are to|is required to|is instructed to)\s(?:always|never|only|now|not|no longer|from now|immediately|ignore|obey|comply|reveal|print|say|respond|reply|answer|follow|include|append|add|send|run|execute)\b"
+    r"|\b(?:do not|don't|never) (?:tell|inform|warn|mention (?:this )?to|reveal (?:this )?to|show) (?:the )?user\b|\b(?:hide|conceal|keep secret)\b.{0,30}\bfrom (?:the )?user\b"
+    r"|\bwhen (?:you|the (?:assistant|ai|model)) (?:read|see|encounter|process)s? (?:this|these|the (?:word|phrase))\b|\b(?:secret|hidden|trigger) (?:instruction|command|word|phrase|order)s?\b"
+    r"|\bhaha pwned\b|\bnevermind\b.{0,10}\bignore\b|\bstop everything\b"
+    r"|\b(?:new|updated|real|actual|true|revised|additional|override|overriding|priority|core) (?:system )?(?:instructions?|prompt|directives?|rules|orders|task)\s?(?::|=|—|-\s|are as follows|follow|for (?:you|the (?:assistant|ai|model)))"
+    r"|\byour (?:new|real|true|actual|updated|only|primary|first) (?:instructions?|prompt|rules|task|purpose|goal|role|objective|directive)\b"
+    r"|\b(?:administrator|admin|system|developer|root|sudo|operator) (?:override|request|command|notice|message|note|instruction)s?\s?[:\-—]"
+    r"|\b(?:administrator|admin|developer|root|sudo) (?:override|request|command)s?\b|\bsystem (?:override|instruction starting)\b"
+    r"|\bauto-?run\b|\b(?:most important|highest[- ]priority|overriding) (?:rules?|instructions?)\b"
+)
+
+# Data exfiltration and powers granted to the assistant, worded as the
+# user's preference ("The user wants the assistant to ...").
+_POISONING = (
+    r"!\[[^\]\n]{0,200}\]\("  # a markdown image: fetched when rendered
+    r"|https?://[^\s]{0,200}(?:\{[^}\s]{0,40}\}|<[a-z_ -]{1,40}>|\$\{|\[(?:conversation|chat|data|query|secret|history|input|message|context|prompt)[^\]]{0,30}\]|=(?:conversation|chat_history|history|secrets?|data|context)\b)"
+    r"|\b(?:append|add|include|insert|embed|render|attach|put)\b.{0,80}\b(?:url|link|image|pixel|tracking|script|iframe|https?://)\b.{0,80}\b(?:every|each|all|any) (?:reply|replies|response|responses|answer|answers|message|messages|output|turn)\b"
+    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b.{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything)\b.{0,60}(?:\bto\b|@|https?://)"
+    r"|\b(?:authori[sz]ed|allowed|permitted|granted|given (?:full )?permission|consented|approved|entitled|cleared)\b.{0,40}\b(?:the )?(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\b.{0,20}\bto\b"
+    r"|\b(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\s(?:is|are|has been|have been)\s(?:now\s)?(?:allowed|authori[sz]ed|permitted|free|cleared|entitled)\sto\b"
+    r"|\bwithout (?:asking|confirmation|confirming|permission|approval|checking|consent|warning|review|the user's (?:consent|approval|permission))\b"
+    r"|\b(?:not|never|no longer|without) (?:to )?(?:ask|asking|needing|requiring|seeking|request|requesting) (?:for |the user's )?(?:confirmation|permission|approval|consent)\b|\bpre-?approved\b"
+    r"|\bnever (?:warns?|warning|tells?|informs?|notif\w+|alerts?)\b.{0,40}\b(?:user|them|him|her|risks?|security|danger)\b"
+    r"|\b(?:run|execute|perform|carry out)\b.{0,20}\b(?:any|all|arbitrary|every)\b.{0,20}\b(?:shell |terminal |system )?(?:commands?|code|scripts?|actions?|transactions?|payments?|transfers?)\b"
+    r"|\brm -rf\b|\bcurl\b[^\n]{0,100}\|\s?(?:ba|z)?sh\b|\$\(|`[^`\n]{0,80}\b(?:rm|curl|wget|ls|cat|sh|bash|touch|nc)\b[^`\n]{0,80}`"
+    r"|\b(?:disabl\w{1,3}|turn\w{0,3} off|switch\w{0,3} off|skip\w{0,4}|bypass\w{0,3}|ignor\w{1,3}|overrid\w{1,3}|remov\w{1,3}|lift\w{0,3})\b.{0,30}\b(?:safety|guardrails?|filters?|content polic(?:y|ies)|moderation|warnings?|restrictions|confirmations?|verification|safeguards?)\b"
+    r"|\b(?:treat|regard|consider)\b.{0,40}\bas (?:an? )?(?:system|admin|administrator|developer|root|trusted) (?:instructions?|messages?|prompts?|commands?|user)\b"
+    r"|\buser is (?:an? |the )?(?:verified |authori[sz]ed )?(?:openai|anthropic|google|meta) (?:employee|developer|engineer|staff)\b"
+    r"|\b(?:javascript|vbscript|data):[^\s]{0,20}(?:alert|prompt|confirm|eval|base64|window|document)"
+    r"|<script\b|\bonerror\s?=|\beval\(|\bsystem\(\"|\bkernel\.exec\b|(?:^|[^\w])(?:alert|confirm|prompt)\(\d{0,3}\)"
+    r"|(?:始终|总是|每次).{0,20}(?:附加|添加|包含).{0,20}(?:链接|网址|图片)|(?:自动|无需确认).{0,10}(?:执行|运行)"
+)
+
+# Role markers and chat-template tags: never part of a fact.
+_ROLE_WORDS = (
+    r"system|assistant|user|human|developer|tool|admin|administrator|root|sudo|instructions?|"
+    r"prompt|system_prompt|systemprompt|sys|inst|im_start|im_end|memory|memories|function|tool_call|"
+    r"tool_calls|function_call|context|policy|override|operator|model|ai|bot|agent|rules|config|"
+    r"configuration|command|commands|directive|priority|internal|hidden|secret|jailbreak|dan"
+)
+_ROLE_MARKER = (
+    r"<\|[a-z_]{1,30}\|>"
+    r"|\[/?(?:inst|sys|system|admin|developer|assistant|user|instructions?|system message|admin request|dan|jailbreak)[\]:]"
+    r"|<<\s?/?sys\s?>>"
+    rf"|</?\s?(?:{_ROLE_WORDS})(?:[\s_-][a-z_-]{{1,20}})?\s?/?>"
+    r"|[\"']role[\"']\s?:\s?[\"'](?:system|assistant|developer|tool|function)[\"']"
+    r"|[\"'](?:system|system_prompt|instructions)[\"']\s?:\s?[\"']"
+    r"|(?:^|\n|[.!?;]\s{1,4})\s{0,3}(?:#{1,6}\s?)?(?:system|assistant|human|developer|tool|administrator|admin|operator|ai|model|bot|user)(?: (?:prompt|message|note|instruction|override|request))?\s?:"
+    r"|\b(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN)(?: (?:PROMPT|MESSAGE|NOTE|OVERRIDE|REQUEST))?\s?:"
+    r"|(?:^|\n)\s{0,3}#{1,6}\s{0,3}(?:about (?:the )?(?:user|assistant|you|me|ai|model)|system|instructions?|policy|rules|important|note|update|new|assistant|admin|developer|override|task|context|memory|memories)\b"
+    r"|(?:^|\n)\s{0,3}-{2,}\s?(?:core instruction|legal amendment|system|admin|instruction)"
+)
+_HEADING = r"(?:^|\n)\s{0,3}(?:#{1,6}\s|[=\-]{3,}\s*(?:\n|$)|`{3,}|~{3,})"
+
+# Hidden text: bidi controls, or tag characters outside an emoji flag.
+_HIDDEN_PAYLOAD = re.compile(
+    "[\u202a-\u202e\u2066-\u2069]|(?<![\U000e0020-\U000e007e\U0001f3f4])[\U000e0020-\U000e007e]{1,32}(?!\U000e007f)"
+)
+_COMMON_ENGLISH = re.compile(r"\b(?:the|and|you|all|your|to|of|is|are|now|say|print|ignore|instructions)\b")
+_INNER_PUNCTUATION = re.compile(r"(?<=\w)[-_*~.]{1,4}(?=\w)")
+_CASE_SENSITIVE_ROLE = re.compile(r"\b(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN)(?: (?:PROMPT|MESSAGE|NOTE|OVERRIDE|REQUEST))?\s?:")
+
+def _compile(pattern: str, flags: int = 0) -> re.Pattern:
+    "Patterns are matched against NFKC text, so they are NFKC too (Thai ำ, ...)."
+    return re.compile(unicodedata.normalize("NFKC", pattern), flags)
+
+
+_DETECTORS: list[tuple[str, re.Pattern]] = [
+    ("role marker", _compile(_ROLE_MARKER)),
+    ("instructions to the model", _compile(
+        "|".join(_either_order(v, n) for v, n in _IGNORE_INSTRUCTIONS), re.DOTALL)),
+    ("instructions to the model", _compile(_ROLE_CHANGE, re.DOTALL)),
+    ("request for the model's prompt or secrets", _compile(_PROMPT_LEAK, re.DOTALL)),
+    ("instructions to the model", _compile(_ORDER, re.DOTALL)),
+    ("grants the assistant powers or sends data away", _compile(_POISONING, re.DOTALL)),
 ]
-_INSTRUCTION = re.compile("|".join(_INSTRUCTION_PATTERNS), re.IGNORECASE | re.DOTALL)
-_ROLE = re.compile("|".join(_ROLE_MARKERS), re.IGNORECASE)
-_LEADING_MARKUP = re.compile(r"^(\s*(#+|>+|-{3,}|={3,}|\*{3,}|`{3,}|~{3,}|[-*+]\s))+")
-_FENCE = re.compile(r"`{3,}|~{3,}")
+_STRUCTURE = re.compile(_HEADING)
+
+# A memory is about the user, in the third person. Text outside quotes that
+# speaks to "you" speaks to the model (extraction is told never to store it).
+_QUOTED_SPAN = re.compile(r"\"[^\"\n]{0,200}\"|“[^”\n]{0,200}”|«[^»\n]{0,200}»|「[^」\n]{0,200}」|『[^』\n]{0,200}』|(?<!\w)'[^'\n]{0,200}'(?!\w)|‘[^’\n]{0,200}’")
+_SECOND_PERSON = _compile(
+    r"\b(?<!thank )(?<!thank-)(?:you|your|yours|yourself|yourselves|you're|you'll|you've|you'd|ye)\b"
+    r"|\b(?:dich|dir|dein|deine|deinen|deinem|deiner|toi|vous|votre|usted|ustedes|contigo|tú|tuo|tua|tuoi|você|vocês|teu|jij|jouw"
+    r"|ciebie|tobie|twój|twoja|twoje|ты|тебя|тебе|тобой|твой|твоя|твои|твоё|ти|твій|senin|siz|sinä|sinun|tebe|tvůj|εσύ|σου|kamu)\b"
+    r"|你|您|あなた|お前|너는|너의|당신|네가|أنت|אתה|तुम|คุณ"
+)
+
+# Encoded text: base64 or hex that decodes to readable words, \x or \u escapes.
+_BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{20,4096}={0,2}(?![A-Za-z0-9+/=_-])")
+_HEX_RUN = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}[ :]?){12,2048}(?![0-9a-fA-F])")
+_ESCAPED_BYTES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){6,}|(?:\\u[0-9a-fA-F]{4}){4,}|(?:&#x?[0-9a-fA-F]{2,5};){6,}")
+_ENCODING_TALK = re.compile(
+    r"\b(?:base ?64|rot ?13|hex(?:adecimal)?|morse|caesar|binary|encoded|cipher)\b.{0,60}\b(?:decode|decrypt|decipher|follow|execute|run|obey|do what it says|instructions)\b"
+    r"|\b(?:decode|decrypt|decipher)\b.{0,60}\b(?:follow|execute|run|obey|and do)\b",
+    re.DOTALL,
+)
+
+
+def _readable(data: bytes) -> bool:
+    "Decoded bytes that read as words: printable, mostly letters and spaces."
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if len(text) < 8 or not text.isprintable():
+        return False
+    letters = sum(ch.isalpha() or ch == " " for ch in text)
+    return letters / len(text) > 0.75 and " " in text.strip()
+
+
+def _encoded_text(text: str) -> bool:
+    if _ESCAPED_BYTES.search(text) or _ENCODING_TALK.search(fold_for_matching(text)):
+        return True
+    for match in _BASE64_RUN.finditer(text):
+        chunk = match.group()
+        try:
+            if _readable(base64.b64decode(chunk + "=" * (-len(chunk) % 4), validate=False)):
+                return True
+        except (binascii.Error, ValueError):
+            pass
+    for match in _HEX_RUN.finditer(text):
+        digits = re.sub(r"[ :]", "", match.group())
+        if len(digits) % 2 == 0 and _readable(bytes.fromhex(digits)):
+            return True
+    return False
+
+
+def injection_reason(text: str) -> str | None:
+    """Why this memory must be approved before it is injected, or None.
+
+    Matches the original text (line structure kept) after folding, so
+    look-alikes, invisible characters, escapes and line joins cannot hide a
+    pattern; plus a ROT13 reading for the English instruction patterns.
+    """
+    if _CASE_SENSITIVE_ROLE.search(text):
+        return "role marker"
+    if _HIDDEN_PAYLOAD.search(text):
+        return "hidden text (bidi controls or tag characters)"
+    folded = fold_for_matching(text)
+    views = [folded]
+    skeleton = _skeleton(folded)
+    if skeleton != folded:
+        views.append(skeleton)
+    joined = _INNER_PUNCTUATION.sub("", folded)  # "i-nstruction", "m----ssage"
+    if joined != folded:
+        views.append(joined)
+    for view in views:
+        for reason, pattern in _DETECTORS:
+            if pattern.search(view):
+                return reason
+    if _SECOND_PERSON.search(_QUOTED_SPAN.sub(" ", folded)):
+        return "addressed to the assistant (second person)"
+    rot13 = codecs.encode(folded, "rot13")
+    # Only text that reads as English once decoded is worth the patterns.
+    if len(_COMMON_ENGLISH.findall(rot13)) > len(_COMMON_ENGLISH.findall(folded)):
+        for reason, pattern in _DETECTORS[1:]:
+            if pattern.search(rot13):
+                return "encoded instructions"
+    if _encoded_text(text):
+        return "encoded text"
+    if _STRUCTURE.search(folded):
+        return "markdown structure (heading, rule or code fence)"
+    return None
 
 
 def is_instruction_like(text: str) -> bool:
     "True when the text reads as an attempt to instruct the model."
-    return bool(_INSTRUCTION.search(text) or _ROLE.search(text))
+    reason = injection_reason(text)
+    return reason is not None and not reason.startswith("markdown structure")
 
 
-def sanitize_memory(text: str) -> str | None:
-    """Clean one memory for injection; None if it must not be injected."""
+# --- Structural neutralisation for the block --------------------------------
+
+_LEADING_MARKUP = re.compile(r"^(?:\s{0,8}(?:#{1,6}(?=\s|$)|>{1,8}|-{3,}|={3,}|\*{3,}|`{3,}|~{3,}|[-*+](?=\s)))+")
+_FENCE = re.compile(r"`{3,}|~{3,}")
+
+
+def sanitize_memory(text: str, *, cleared: bool = False, max_chars: int = MAX_MEMORY_CHARS) -> str | None:
+    """One memory as one bullet's text; None if it must not be injected.
+
+    Hiding characters go, line breaks become spaces, code fences and leading
+    markup are removed, so a memory can neither open a section nor leave the
+    block. Unless ``cleared`` (by the write-time check, or approved by the
+    user), a memory the detector calls an instruction is dropped; over-long
+    text always is.
+    """
     if not isinstance(text, str):
         return None
-    text = unicodedata.normalize("NFKC", text)
-    text = _INVISIBLE.sub("", text)
-    # Control characters (Cc) other than whitespace, and unassigned/private use.
-    text = "".join(
-        ch
-        for ch in text
-        if ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cf", "Co", "Cn", "Cs")
-    )
-    if len(text) > MAX_MEMORY_CHARS:
+    text = strip_hiding_characters(text)
+    if len(text) > max_chars:
         return None
-    if is_instruction_like(text):
+    if not cleared and is_instruction_like(text):
         return None
     text = " ".join(text.split())  # one line: a memory is exactly one bullet
     text = _FENCE.sub("", text)

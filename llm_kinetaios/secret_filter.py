@@ -1,40 +1,219 @@
-"""Secret detection: API keys, tokens, passwords, private keys, card numbers.
+"""Secret detection: what must never be stored as a memory.
 
-Every write path (extraction, ``llm memories add``, import) checks facts with
-``contains_secret`` before storing them: a memory is shown to a model on every
-later turn, so a secret stored once would leak forever.
+Every write path (extraction, ``llm memories add``, ``import``, ``edit``)
+checks text through ``check.check_memory``, which refuses a memory when
+``secret_reason`` names one: a memory is shown to a model on every later
+turn, so a secret stored once would leak forever.
 
-The patterns are specific (known key prefixes, PEM headers, Luhn-valid card
-numbers, "password is ..." phrasing) so that ordinary facts with numbers or
-long words are not caught; see tests/test_secrets.py for both corpora.
+Refused:
+
+* passwords, passphrases, PINs and codes stated in prose, in some 30
+  languages ("mi contraseña es ...", "我的密码是...", "I use qwerty123 as the
+  password for everything"), seed phrases and 2FA recovery codes;
+* connection strings of any scheme that carry a password;
+* API tokens of the common providers (by their documented prefixes and
+  shapes, after detect-secrets' plugins), private keys, JWTs, and long
+  random-looking tokens;
+* IBANs (mod-97 checked), payment cards (issuer prefix, length and Luhn),
+  and national id numbers (by format and check digit, or named as such).
+
+Not secrets: public keys, hashes and git SHAs (hex alone never counts),
+UUIDs, docker digests, document ids inside links, IMEIs, order and phone
+numbers, and the word "password" without one ("the user's password was
+compromised in a breach").
+
+All patterns use bounded repetition: linear time in the text.
 """
+
+from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
-_PATTERNS = [
-    # Provider keys with recognisable prefixes.
-    r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}",
-    r"\b(?:rk|pk|sk)_(?:live|test)_[A-Za-z0-9]{16,}",
-    r"\bgh[pousr]_[A-Za-z0-9]{30,}",
-    r"\bgithub_pat_[A-Za-z0-9_]{30,}",
-    r"\bglpat-[A-Za-z0-9_\-]{20,}",
-    r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
-    r"\bAKIA[0-9A-Z]{16}\b",
-    r"\bASIA[0-9A-Z]{16}\b",
+from .safety import fold_for_matching, strip_hiding_characters
+
+# --- Provider tokens and key material (matched on the text as written) -------
+
+_TOKENS = [
+    r"\bsk-(?:ant-|proj-|live-|test-|or-v1-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,200}",
+    r"\b(?:rk|pk|sk|whsec)_(?:live|test)_[A-Za-z0-9]{16,200}",
+    r"\bgh[pousr]_[A-Za-z0-9]{30,200}",
+    r"\bgithub_pat_[A-Za-z0-9_]{30,200}",
+    r"\bgl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|agent|oas|wt|ffct)-[A-Za-z0-9_\-]{20,200}|\bGR1348941[\w-]{20,200}",
+    r"\bxox[abposre]-[A-Za-z0-9\-]{10,200}",
+    r"\bhooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{20,200}",
+    r"\bdiscord(?:app)?\.com/api/webhooks/\d{5,30}/[\w-]{30,200}",
+    r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b",
+    r"(?i:aws[ _]?secret[ _]?access[ _]?key)\W{0,5}[A-Za-z0-9/+=]{40}",
     r"\bAIza[0-9A-Za-z_\-]{35}\b",
-    r"\bhf_[A-Za-z0-9]{30,}",
+    r"\bya29\.[\w-]{20,300}",
+    r"\bGOCSPX-[\w-]{20,60}",
+    r"\bhf_[A-Za-z0-9]{30,200}",
     r"\bnpm_[A-Za-z0-9]{36}\b",
-    r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",  # JWT
-    r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----",
-    r"\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^\s:/@]+:[^\s@]+@",
-    r"(?i:\bbearer\s+[A-Za-z0-9_\-\.=]{20,})",
-    # "my password is hunter2", "pwd: x", "PIN 4821", "passcode=..."
-    r"(?i:\b(?:password|passwd|passcode|passphrase|pwd|pin(?:\s+code)?|api[\s_-]?key|secret[\s_-]?key|access[\s_-]?token|auth[\s_-]?token|token)\b\s*(?:is|was|=|:|of)\s*\S{3,})",
+    r"\bpypi-AgE[\w-]{50,300}",
+    r"\b(?:SK|AC)[0-9a-fA-F]{32}\b",  # Twilio
+    r"\bkey-[0-9a-zA-Z]{32}\b",  # Mailgun
+    r"\b[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}\b",  # Discord bot
+    r"\bhv[sbr]\.[A-Za-z0-9_-]{20,300}",  # Vault
+    r"\bs\.[A-Za-z0-9]{24}\b",  # Vault (legacy)
+    r"\bdapi[0-9a-f]{32}(?:-\d)?\b",  # Databricks
+    r"\bSG\.[\w-]{16,32}\.[\w-]{16,64}",  # SendGrid
+    r"\bsq0(?:atp|csp|idp)-[\w-]{20,100}|\bEAAA[\w-]{60,100}",  # Square
+    r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",  # Shopify
+    r"\b\d{8,10}:AA[\w-]{33}\b",  # Telegram bot
+    r"\b[0-9a-f]{32}-us\d{1,2}\b",  # Mailchimp
+    r"\bdo[opr]_v1_[a-f0-9]{64}",  # DigitalOcean
+    r"\bAKC[a-zA-Z0-9]{10,100}",  # Artifactory
+    r"(?i:accountkey)=[A-Za-z0-9+/=]{40,200}",  # Azure storage
+    r"[?&](?:sig|signature|token|access_token|api_key|apikey|key|secret|password|auth)=[A-Za-z0-9%._~+/=-]{16,300}",
+    r"\blin_api_[A-Za-z0-9]{40}|\bsecret_[A-Za-z0-9]{43}\b|\bntn_[A-Za-z0-9]{40,60}",
+    r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}",
+    r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|\bglc_[A-Za-z0-9+/]{32,200}",
+    r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}",
+    r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[a-zA-Z0-9]{40,60}",
+    r"\bgsk_[A-Za-z0-9]{40,60}|\br8_[A-Za-z0-9]{37}\b|\bpplx-[A-Za-z0-9]{40,60}|\bxai-[A-Za-z0-9]{60,100}",
+    r"\bATATT3[A-Za-z0-9_\-=]{100,300}",
+    r"\bEAA[A-Za-z0-9]{100,300}",
+    r"\bAAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{30,200}",
+    r"\bnsec1[a-z0-9]{50,70}",
+    r"\b[5KL][1-9A-HJ-NP-Za-km-z]{50,51}\b",  # Bitcoin private key (WIF)
+    r"\beyJ[A-Za-z0-9_\-]{10,2000}\.eyJ[A-Za-z0-9_\-]{10,2000}\.[A-Za-z0-9_\-]{10,2000}",  # JWT
+    r"-----BEGIN [A-Z ]{0,30}PRIVATE KEY|PuTTY-User-Key-File",
+    r"(?i:\bbearer\s{1,5}[A-Za-z0-9_\-\.=]{20,300})",
+    r"(?i:\b(?:basic)\s{1,5}[A-Za-z0-9+/]{16,300}={0,2})",
 ]
-_SECRET = re.compile("|".join(f"(?:{p})" for p in _PATTERNS))
-_DIGIT_RUN = re.compile(r"(?<!\d)(?:\d[ -]?){13,19}(?!\d)")
-_TOKEN = re.compile(r"[A-Za-z0-9_\-+/=]{32,}")
+_TOKEN = re.compile("|".join(f"(?:{p})" for p in _TOKENS))
+
+# scheme://user:password@host, any scheme; placeholders are not passwords.
+_CONNECTION = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://([^\s/@:]{0,100}):([^\s/@]{1,200})@")
+_PLACEHOLDER = re.compile(r"^(?:\*+|x+|X+|\.{3}|…|<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%\(?\w*\)?s?|\[[^\]]*\])$")
+
+# --- Secrets stated in prose (matched on the folded text) -------------------
+
+_SECRET_WORDS = (
+    r"pass(?:word|wd|code|phrase|kode)s?|pwd|pins?(?: code| number)?|wi-?fi (?:key|code)|network key|wpa2? key"
+    r"|security code|cvv|cvc|unlock code|lock ?code|door code|gate code|alarm code|entry code|access code|(?:lock|safe|padlock|locker|door) combination|combination lock"
+    r"|(?:wlan|wifi|wi-fi)[- ]?(?:schlüssel|key|clé|clave|chiave|sleutel|nyckel|klucz|code)"
+    r"|login(?: details| credentials)?|credentials|api[ _-]?key|secret[ _-]?key|access[ _-]?(?:key|token)|auth[ _-]?token|private key"
+    r"|contraseñas?|contrasenas?|clave(?: de acceso| secreta)?|senhas?|palavra-passe|mot de passe|mdp|code secret|code pin"
+    r"|passw[oö]rt\w{0,3}|kennw[oö]rt\w{0,3}|zugangscode|geheimzahl|parola d'ordine|wachtwoord\w{0,2}|hasł\w{1,3}|hasl\w{1,3}|парол\w{1,3}|пин-код\w{0,2}|şifre\w{0,4}|sifre\w{0,4}|parola\w{0,3}"
+    r"|lösenord\w{0,3}|losenord\w{0,3}|adgangskode\w{0,3}|kodeord\w{0,3}|passord\w{0,3}|salasan\w{1,5}|hesl\w{1,3}|jelsz[óoa]\w{0,4}|parol[ăe]\w{0,3}|κωδικ\w{0,6}|συνθηματικ\w{0,4}"
+    r"|كلمة المرور|كلمة السر|كلمة سر|كلمة مرور|الرقم السري|סיסמ[הא]\w{0,3}|رمز عبور|گذرواژه|رمز|पासवर्ड|पिन|密码|密碼|口令|暗証番号|パスワード|비밀번호|암호|패스워드"
+    r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozinka|лозинка|geslo|slaptažodis|parool|parole"
+)
+# What joins a secret word to its value: a copula or a colon. Space-free
+# scripts attach it directly ("密码是", "パスワードは", "비밀번호는").
+_LINK = (
+    r"(?:\s?[:=：]\s?|'s\s|\s(?:is|was|are|were|es|era|est|ist|lautet|war|è|é|jest|это|—|=>|->|är|este|είναι|هي|هو|היא|है|là|adalah|ialah|sont|sind|será|zijn|olan|şu)\s"
+    r"|\s(?:is |was |has been |got )?(?:set|changed|updated|reset) to\s"
+    r"|(?:是|为|為|は|が|는|은|이|가|คือ|:|：)\s?)"
+)
+# Between the word and the link: nothing, or a phrase that starts with a
+# preposition or possessive ("for the house", "de mi wifi", "mea", "ของฉัน"),
+# never a noun ("password manager is 1Password" names no password).
+_FILLER = (
+    r"(?:\s(?:for|of|to|on|at|from|in|de|del|da|do|di|du|des|für|vom|von|pour|para|per|для|від|от|od|van|för|til|på|"
+    r"mea|meu|minha|mi|mio|mia|mein|meine|mon|ma|my|our|his|her|their|mój|moje|moja|мой|мій|dla|zu|al|yangu|saya|của|ku|wa|ya|mu|"
+    r"voor|bij|az|a|la|le|el|the|that|we|i|"
+    # or the thing it opens: "mật khẩu wifi nhà tôi là", "كلمة سر الواي فاي هي"
+    r"wifi|wi-fi|wlan|router|e-?mail|gmail|mail|bank|banking|laptop|computer|pc|phone|iphone|account|vpn|server|admin|"
+    r"nhà|tôi|của|الواي|واي|вай-фая|вайфая|вай-фай|वाईफाई|와이파이)\b(?:\s[^\s\d\"'`«“「:：=]{1,20}){0,5}?"
+    r"|[^\s\x00-\x7f]{1,8})?"
+)
+_QUOTED = r"[\"'`«“「‘]([^\"'`»”」’\n]{3,80})[\"'`»”」’]"
+_VALUE = r"(?!(?:{stop})(?:[\s.,;:!?]|$))([^\s\"'`«»“”「」‘’,;()]{{3,80}})"
+# Words that follow "password is" without being one.
+_NOT_A_VALUE = frozenset("""
+compromised changed reset weak strong long short stolen leaked expired required stored saved kept managed
+written the a an my his her their our your not too very still now in on hard easy secure insecure same
+different old new shared hidden encrypted hashed protected missing wrong correct forgotten lost known
+unknown set updated generated random complex simple case-sensitive sensitive also always never being
+something somewhere stored written taped printed synced needed mandatory optional blank empty disabled
+enabled off on required: required. rotated renewed invalid valid locked personal private his her its
+that this what which where when who how it one two three four five six seven eight nine ten
+easy-to-guess guessable predictable unique reused a-z and or but so for with from by to of at as
+manager managers policy policies rules requirement requirements length strength hint hints protected
+comprometida cambiada débil fuerte larga corta segura perdida olvidada nueva vieja la el una un mi su
+compromis changé faible fort longue courte sécurisé perdu oublié nouveau le la un une mon son
+geändert schwach stark lang kurz sicher verloren vergessen neu alt das der die ein eine mein sein
+""".split())
+_VALUE = _VALUE.format(stop="|".join(re.escape(w) for w in sorted(_NOT_A_VALUE, key=len, reverse=True)))
+_SECRET_WORDS = unicodedata.normalize("NFKC", _SECRET_WORDS)
+_LINK = unicodedata.normalize("NFKC", _LINK)
+# Link words that are also ordinary words elsewhere ("on Monday", "to me"):
+# they only count before a value with a digit in it.
+_WEAK_LINK = r"\s(?:on|e|to|er|je|ni|-|—)\s"
+_WEAK_LINK = unicodedata.normalize("NFKC", _WEAK_LINK)
+_PROSE_PATTERNS = [
+    # keyword [filler] link value
+    re.compile(rf"(?<![a-z])(?:{_SECRET_WORDS}){_FILLER}{_LINK}(?:{_QUOTED}|{_VALUE})", re.DOTALL),
+    # keyword immediately followed by a quoted or code-like value: "wifi password 'x'", "PIN 4821"
+    re.compile(rf"(?<![a-z])(?:{_SECRET_WORDS})\s?(?:{_QUOTED}|([^\s]*\d[^\s]*))"),
+    # value before keyword: "uses qwerty123 as the password"
+    re.compile(rf"\b(?:use[sd]?|using|set|chose|picked|has|had|sets|made)\s([^\s\"'`]{{4,80}})\s(?:as|for)\s(?:(?:my|the|his|her|their|our|a|an|its)\s)?(?:\w{{1,20}}\s){{0,2}}(?:{_SECRET_WORDS})\b"),
+    re.compile(rf"([^\s\"'`]{{4,80}})\s(?:is|was)\s(?:(?:my|the|his|her|their|our)\s)(?:\w{{1,20}}\s){{0,2}}(?:{_SECRET_WORDS})\b"),
+    # keyword [filler] weak link, value with a digit: "salasanani on kissa123"
+    re.compile(rf"(?<![a-z])(?:{_SECRET_WORDS}){_FILLER}{_WEAK_LINK}(?:{_QUOTED}|([^\s]*\d[^\s]*))", re.DOTALL),
+]
+# "the code to the front door is 4590#": a code is a secret where it opens something.
+_OPENS_SOMETHING = re.compile(
+    r"\b(?:door|gate|front door|building|alarm|entry|entrance|garage|lock|safe|locker|keypad|padlock|intercom"
+    r"|porte|portail|digicode|puerta|portal|cancello|portone|porta|portão|tür|haustür|tor|deur|poort|drzwi|brama|дверь|двери|домофон|kapı|dörr|ovi)\b"
+)
+_CODE_VALUE = re.compile(
+    r"(?<![a-z])(?:code|codice|código|codigo|kod|kode|koodi|pin|combination|combinaison|combinación|kombination)\b"
+    r"(?:\s[^\s\d]{1,20}){0,6}?(?:\s?[:=]\s?|\s(?:is|est|es|è|é|ist|lautet|jest|är|on)\s)[#*]?\d[\d#*a-z-]{2,11}(?![\w])"
+)
+_SEED_PHRASE = re.compile(
+    r"(?:seed|recovery|mnemonic|backup|wallet|secret recovery)\s(?:phrase|words|seed|sentence)s?\b.{0,30}?(?:\bis\b|\bare\b|:|=)\s?"
+    r"(?:[a-z]{3,10}[\s,]{1,3}){8,30}"
+    r"|(?:frase semilla|frase de recuperación|phrase de récupération|wiederherstellungsphrase|seed-phrase|助记词|助記詞|シードフレーズ|시드 문구)"
+    r".{0,20}?(?:[a-z]{3,10}[\s,]{1,3}){8,30}",
+    re.DOTALL,
+)
+_RECOVERY_CODES = re.compile(
+    r"(?:recovery|backup|2fa|two-factor|mfa|otp|one-time|verification|authenticator|scratch|reserve|wiederherstellungs|códigos de recuperación|codes de récupération)\s?(?:codes?|keys?|tokens?)"
+    r".{0,40}?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\b\d{6,10}\b|\b\d{4}[ -]\d{4}\b)",
+    re.DOTALL,
+)
+_KEYWORD_HEX = re.compile(
+    r"(?:api[ _-]?key|secret|token|access key|private key|auth|client secret|signing key|encryption key|hmac key)\b.{0,25}?\b(?:0x)?[0-9a-f]{32,128}\b",
+    re.DOTALL,
+)
+
+# --- Numbers: payment cards, IBANs, national ids -----------------------------
+
+_DIGIT_RUN = re.compile(r"(?<![\d.,])(?:\d[ -]?){12,19}(?![\d])")
+_IBAN = re.compile(r"\b([A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?)\b")
+_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
+_NINO = re.compile(r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b")
+_DNI = re.compile(r"\b([XYZ]?)(\d{7,8})-?([A-Z])\b")
+_CPF = re.compile(r"(?<![\d.])(\d{3})\.(\d{3})\.(\d{3})-(\d{2})(?![\d])")
+_CHINA_ID = re.compile(r"(?<!\d)(\d{17}[\dXx])(?![\dA-Za-z])")
+_CODICE_FISCALE = re.compile(r"\b[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z]\b")
+_KOREAN_RRN = re.compile(r"(?<![\d-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-4]\d{6}(?![\d-])")
+_NIR = re.compile(r"(?<!\d)([12])\s?(\d{2})\s?(0[1-9]|1[0-2])\s?(\d{2}|2[AB])\s?(\d{3})\s?(\d{3})\s?(\d{2})(?!\d)")
+_ID_WORDS = re.compile(
+    r"(?:social security|\bssn\b|national insurance|\bnino\b|passport|national id|identity card|id card|id number|personal id|tax id|\btin\b|\btfn\b"
+    r"|\bdni\b|\bnie\b|\bnif\b|codice fiscale|steuer-?id|steueridentifikationsnummer|personalausweis|sozialversicherungsnummer|ausweisnummer|\bcpf\b|\brg\b|aadhaa?r|pan card|\bpesel\b"
+    r"|\bbsn\b|burgerservicenummer|personnummer|fødselsnummer|\bcpr\b|\bhetu\b|henkilötunnus|\bsin\b|social insurance|my ?number|マイナンバー|身份证|身分證|身份證|주민등록번호"
+    r"|sécurité sociale|numéro fiscal|\bnir\b|carte d'identité|número de identidad|documento de identidad|cédula|\bcurp\b|\brfc\b|\brut\b|numer dowodu|паспорт\w{0,3}|снилс|\bинн\b"
+    r"|driver'?s licen[cs]e number|licence number|medicare number|nhs number|kimlik numarası|tc kimlik|\bnric\b|\bhkid\b)"
+    r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s-]{5,20}\d[A-Z]?)(?![\w])",
+    re.IGNORECASE | re.DOTALL,
+)
+
+# --- Random-looking tokens ---------------------------------------------------
+
+_LONG_TOKEN = re.compile(r"[A-Za-z0-9_\-+/=]{32,500}")
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s]{1,2000}|\bwww\.[^\s]{1,2000}")
+_PUBLIC_BLOB = re.compile(
+    r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)\s[A-Za-z0-9+/=]{20,2000}"
+    r"|\b(?i:sha)(?:1|224|256|384|512)[:-][A-Za-z0-9+/=]{20,200}"
+    r"|\bh1:[A-Za-z0-9+/=]{40,50}|\b(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|bafy[a-z2-7]{50,70}|bc1[a-z0-9]{25,90}|npub1[a-z0-9]{50,70}|0x[0-9a-fA-F]{40})\b"
+    r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+)
 
 
 def _luhn_ok(digits: str) -> bool:
@@ -49,27 +228,172 @@ def _luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
+def _card_brand_ok(digits: str) -> bool:
+    "The issuer prefix and length of a real payment card."
+    n = len(digits)
+    two, four = int(digits[:2]), int(digits[:4])
+    if digits[0] == "4":
+        return n in (13, 16, 19)
+    if 51 <= two <= 55 or 2221 <= four <= 2720:
+        return n == 16
+    if two in (34, 37):
+        return n == 15
+    if digits.startswith(("6011", "65")) or 644 <= int(digits[:3]) <= 649 or 622126 <= int(digits[:6]) <= 622925:
+        return 16 <= n <= 19
+    if 3528 <= four <= 3589:
+        return 16 <= n <= 19
+    if 300 <= int(digits[:3]) <= 305 or two in (36, 38, 39):
+        return 14 <= n <= 19
+    if two == 62 or two == 81:
+        return 16 <= n <= 19
+    if digits.startswith(("50", "56", "57", "58", "67", "63")):
+        return 12 <= n <= 19
+    return False
+
+
+def _iban_ok(candidate: str) -> bool:
+    iban = candidate.replace(" ", "")
+    if not 15 <= len(iban) <= 34:
+        return False
+    rearranged = iban[4:] + iban[:4]
+    try:
+        number = int("".join(str(int(ch, 36)) for ch in rearranged))
+    except ValueError:
+        return False
+    return number % 97 == 1
+
+
+def _dni_ok(match: re.Match) -> bool:
+    prefix, number, letter = match.groups()
+    if prefix:
+        number = str("XYZ".index(prefix)) + number
+    if len(number) not in (8, 9) and not prefix:
+        return False
+    return "TRWAGMYFPDXBNJZSQVHLCKE"[int(number) % 23] == letter
+
+
+def _cpf_ok(match: re.Match) -> bool:
+    digits = [int(c) for c in "".join(match.groups())]
+    if len(set(digits)) == 1:
+        return False
+    for length in (9, 10):
+        total = sum(d * w for d, w in zip(digits[:length], range(length + 1, 1, -1)))
+        if (total * 10 % 11) % 10 != digits[length]:
+            return False
+    return True
+
+
+def _china_id_ok(value: str) -> bool:
+    weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2]
+    total = sum(int(d) * w for d, w in zip(value[:17], weights))
+    return "10X98765432"[total % 11] == value[17].upper()
+
+
+def _nir_ok(match: re.Match) -> bool:
+    sex, year, month, dept, commune, order, key = match.groups()
+    dept = dept.replace("2A", "19").replace("2B", "18")
+    try:
+        number = int(sex + year + month + dept + commune + order)
+    except ValueError:
+        return False
+    return 97 - number % 97 == int(key)
+
+
 def _entropy(text: str) -> float:
     counts = {ch: text.count(ch) for ch in set(text)}
     return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
 
 
 def _looks_random(token: str) -> bool:
-    "A long token mixing letters and digits with high entropy: likely a key."
-    if re.fullmatch(r"[0-9a-fA-F]{32,}", token):  # hex keys top out at 4 bits/char
-        return any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
+    """A long token mixing upper case, lower case and digits with high
+    entropy and frequent switches between them: likely a key. Hex alone never
+    counts (hashes and SHAs are hex), nor do words joined by dashes or
+    slashes ("feature/JIRA-1234-short-description")."""
+    if re.fullmatch(r"[0-9a-fA-F_\-]{32,}", token):
+        return False
     has_digit = any(c.isdigit() for c in token)
     has_upper = any(c.isupper() for c in token)
     has_lower = any(c.islower() for c in token)
-    return has_digit and (has_upper or has_lower) and _entropy(token) > 4.0
+    if not (has_digit and has_upper and has_lower) or _entropy(token) <= 4.0:
+        return False
+    kinds = ["d" if c.isdigit() else "u" if c.isupper() else "l" if c.islower() else "o" for c in token]
+    switches = sum(a != b for a, b in zip(kinds, kinds[1:]))
+    return switches / (len(token) - 1) > 0.35
+
+
+def _prose_secret(folded: str) -> bool:
+    for pattern in _PROSE_PATTERNS:
+        for match in pattern.finditer(folded):
+            value = next((g for g in match.groups() if g), "")
+            value = value.strip(".,;:!?)»”」’")
+            if len(value) < 3 or value in _NOT_A_VALUE:
+                continue
+            quoted = match.group(0).rstrip()[-1:] in "\"'`»”」’"
+            codelike = bool(re.search(r"\d|[!@#$%^&*_+=?~/\\|<>\[\]{}]", value)) or not value.isalpha()
+            if pattern in (_PROSE_PATTERNS[1], _PROSE_PATTERNS[4]) and not (
+                quoted or (codelike and re.search(r"\d", value))
+            ):
+                continue
+            if quoted or codelike or pattern is _PROSE_PATTERNS[0]:
+                if pattern is _PROSE_PATTERNS[0] and not (quoted or codelike):
+                    # A bare word: a password only when it ends the clause
+                    # ("the wifi password is bluefrog."), not "is weak".
+                    rest = folded[match.end():match.end() + 2]
+                    if rest.strip() and rest.strip()[0] not in ".,;!?)\"'":
+                        continue
+                return True
+    return False
+
+
+def secret_reason(text: str) -> str | None:
+    "What kind of secret the text holds, or None."
+    plain = unicodedata.normalize("NFKC", strip_hiding_characters(text)).replace("\u00ad", "")
+    if _TOKEN.search(plain):
+        return "an API token or key"
+    for match in _CONNECTION.finditer(plain):
+        if not _PLACEHOLDER.match(match.group(2)):
+            return "a connection string with a password"
+    folded = fold_for_matching(text)
+    if (
+        _prose_secret(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded)
+        or (_CODE_VALUE.search(folded) and _OPENS_SOMETHING.search(folded))
+    ):
+        return "a password or code"
+    if _KEYWORD_HEX.search(folded):
+        return "an API token or key"
+    for match in _DIGIT_RUN.finditer(plain):
+        digits = re.sub(r"\D", "", match.group())
+        if 12 <= len(digits) <= 19 and _card_brand_ok(digits) and _luhn_ok(digits):
+            return "a payment card number"
+    upper = plain.upper()
+    if any(_iban_ok(m.group(1)) for m in _IBAN.finditer(upper)):
+        return "an IBAN"
+    if (
+        _SSN.search(plain)
+        or _NINO.search(plain)
+        or _KOREAN_RRN.search(plain)
+        or _CODICE_FISCALE.search(upper)
+        or any(_dni_ok(m) for m in _DNI.finditer(upper))
+        or any(_cpf_ok(m) for m in _CPF.finditer(plain))
+        or any(_china_id_ok(m.group(1)) for m in _CHINA_ID.finditer(plain))
+        or any(_nir_ok(m) for m in _NIR.finditer(upper))
+        or _ID_WORDS.search(plain)
+    ):
+        return "a national id number"
+    public = _PUBLIC_BLOB.sub(" ", plain)
+    public = _URL.sub(_url_without_path, public)
+    if any(_looks_random(token) for token in _LONG_TOKEN.findall(public)):
+        return "a random-looking token (a key?)"
+    return None
+
+
+def _url_without_path(match: re.Match) -> str:
+    "Links keep their query (where tokens hide), not their path (document ids)."
+    url = match.group()
+    query = url.find("?")
+    return " " + (url[query:] if query >= 0 else "") + " "
 
 
 def contains_secret(text: str) -> bool:
     "True when the text holds something that must never be stored."
-    if _SECRET.search(text):
-        return True
-    for match in _DIGIT_RUN.finditer(text):
-        digits = re.sub(r"\D", "", match.group())
-        if 13 <= len(digits) <= 19 and _luhn_ok(digits):
-            return True
-    return any(_looks_random(token) for token in _TOKEN.findall(text))
+    return secret_reason(text) is not None

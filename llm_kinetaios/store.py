@@ -99,11 +99,16 @@ class Memory:
     valid_until: int | None = None
     project: str | None = None  # None: a global memory (projects.py)
     pinned_at: int | None = None  # None: not pinned
+    # Quarantine (safety.py): why the memory awaits the user's approval, and
+    # when the user approved it.
+    flag: str | None = None
+    approved_at: int | None = None
+    checked_at: int | None = None  # when the write-time check cleared this text
 
     COLUMNS = (
         "id, content, conversation_id, source, source_response_id, created_at, "
         "updated_at, last_used_at, use_count, embedding_model, superseded_by, valid_until, "
-        "project, pinned_at"
+        "project, pinned_at, flag, approved_at, checked_at"
     )
 
     @property
@@ -113,6 +118,15 @@ class Memory:
     @property
     def pinned(self) -> bool:
         return self.pinned_at is not None
+
+    @property
+    def approved(self) -> bool:
+        return self.approved_at is not None
+
+    @property
+    def cleared(self) -> bool:
+        "The write-time check passed this text, or the user approved it."
+        return self.flag is None and (self.checked_at is not None or self.approved_at is not None)
 
     @classmethod
     def from_row(cls, row: dict) -> "Memory":
@@ -257,16 +271,19 @@ class MemoryStore:
         global_only: bool = False,
         pinned_only: bool = False,
         unused_before: int | None = None,
+        flagged: bool = False,
     ) -> list[Memory]:
         """Current memories newest first, optionally only one conversation's;
         ``history=True`` includes superseded ones. ``project``: only that
         project's; ``global_only``: only global ones; ``pinned_only``: only
         pinned ones; ``unused_before``: only unpinned ones not used (or, never
-        used, not created) since that time."""
+        used, not created) since that time; ``flagged``: only quarantined ones."""
         where, params = _scope_clause(
             conversation_id, include_global=False, current_only=not history
         )
         extra, extra_params = _filter_clause(project, global_only, pinned_only, unused_before)
+        if flagged:
+            extra = (extra + " and " if extra else "") + "flag is not null"
         if extra:
             where = (where + " and " if where else "where ") + extra
             params += extra_params
@@ -280,24 +297,28 @@ class MemoryStore:
         """The newest memories, for recall's last fallback.
 
         With a conversation id: that conversation's memories and the global ones.
+        Quarantined memories are left out.
         """
-        where, params = _scope_clause(conversation_id, include_global=True)
+        where, params = _scope_clause(conversation_id, include_global=True, recallable=True)
         sql = f"select {Memory.COLUMNS} from memories {where} order by seq desc limit ?"
         return [Memory.from_row(row) for row in self.db.query(sql, params + [limit])]
 
     def search(
-        self, text: str, limit: int, *, conversation_id: str | None = None
+        self, text: str, limit: int, *, conversation_id: str | None = None,
+        include_flagged: bool = False,
     ) -> list[tuple[Memory, float]]:
         """FTS5 keyword search, best first, as (memory, bm25 score) pairs.
 
         Any of the words of ``text`` may match (a query, not a phrase), and
         bm25 ranks memories that share more, and rarer, words higher.
+        Quarantined memories only with ``include_flagged`` (listing, not recall).
         """
         match = fts_query(text)
         if not match:
             return []
         where, params = _scope_clause(
-            conversation_id, include_global=True, table="memories"
+            conversation_id, include_global=True, table="memories",
+            recallable=not include_flagged,
         )
         where = ("and " + where[len("where ") :]) if where else ""
         sql = f"""
@@ -346,7 +367,7 @@ class MemoryStore:
         One query and one joined bytes object, so the caller can turn it into
         a matrix with a single ``numpy.frombuffer``.
         """
-        where, params = _scope_clause(conversation_id, include_global=True)
+        where, params = _scope_clause(conversation_id, include_global=True, recallable=True)
         where = (where + " and" if where else "where") + " embedding_model = ?"
         ids: list[str] = []
         blobs: list[bytes] = []
@@ -414,9 +435,11 @@ class MemoryStore:
             )
         }
         superseded = self.db["memories"].count_where("superseded_by is not null")
+        flagged = self.db["memories"].count_where("flag is not null and superseded_by is null")
         return {
             "memories": total,
             "superseded": superseded,
+            "flagged": flagged,
             "global": sum(r["n"] for r in conversations if r["conversation_id"] is None),
             "conversations": len([r for r in conversations if r["conversation_id"]]),
             "by_conversation": {
@@ -496,6 +519,8 @@ class MemoryStore:
                     "embedding_model": item.get("embedding_model")
                     if item.get("embedding") is not None
                     else None,
+                    "flag": item.get("flag"),
+                    "checked_at": item.get("checked_at"),
                 }
                 # Only a duplicate current fact is skipped; any other
                 # conflict (an id or seq clash) is an error, never a silent loss.
@@ -520,11 +545,14 @@ class MemoryStore:
         *,
         embedding: bytes | None = None,
         embedding_model: str | None = None,
+        flag: str | None = None,
+        checked: bool = False,
     ) -> Memory:
         """Replace a memory's content, keeping created_at and setting updated_at.
 
         The old vector no longer describes the text, so it is replaced by the
-        one given or cleared (``llm memories reindex`` fills it in).
+        one given or cleared (``llm memories reindex`` fills it in). New text
+        needs a new approval: ``flag`` is the check's verdict on it.
         """
         content = content.strip()
         if not content:
@@ -542,15 +570,28 @@ class MemoryStore:
                 raise ValueError(f"Memory {clash[0][0]} already says that")
             self.db.execute(
                 "update memories set content = ?, content_key = ?, updated_at = ?, "
-                "embedding = ?, embedding_model = ? where id = ?",
+                "embedding = ?, embedding_model = ?, flag = ?, approved_at = null, "
+                "checked_at = ? where id = ?",
                 [
                     content,
                     key,
                     now_ms(),
                     embedding,
                     embedding_model if embedding is not None else None,
+                    flag,
+                    now_ms() if checked else None,
                     memory_id,
                 ],
+            )
+        return self.get(memory_id)
+
+    def approve(self, memory_id: str) -> Memory:
+        "Lift a memory's quarantine: the user vouches for it, so it may be injected."
+        with self.transaction():
+            self.get(memory_id)
+            self.db.execute(
+                "update memories set flag = null, approved_at = ? where id = ?",
+                [now_ms(), memory_id],
             )
         return self.get(memory_id)
 
@@ -731,7 +772,7 @@ class MemoryStore:
                 Memory.from_row(row) for row in self.db.query(
                     # "+": the pinned index, not the superseded_by one
                     f"select {Memory.COLUMNS} from memories where pinned_at is not null "
-                    "and +superseded_by is null order by pinned_at, seq"
+                    "and +superseded_by is null and flag is null order by pinned_at, seq"
                 )
             )
             if memory.id not in skip
@@ -892,13 +933,17 @@ def _scope_clause(
     include_global: bool,
     table: str = "",
     current_only: bool = True,
+    recallable: bool = False,
 ) -> tuple[str, list]:
     """A WHERE clause for a conversation scope; superseded facts are left out
-    unless ``current_only`` is False (history views)."""
+    unless ``current_only`` is False (history views), quarantined ones when
+    ``recallable`` (recall never offers them)."""
     prefix = f"{table}." if table else ""
     conditions, params = [], []
     if current_only:
         conditions.append(f"{prefix}superseded_by is null")
+    if recallable:
+        conditions.append(f"{prefix}flag is null")
     if conversation_id is not None:
         if include_global:
             conditions.append(

@@ -154,7 +154,9 @@ def format_results(query: str, memories: list, history: list[dict]) -> str:
     lines = [f"Results for {query!r}."]
     memory_lines = []
     for memory in memories:
-        text = sanitize_memory(memory.content)
+        if getattr(memory, "flag", None):
+            continue  # quarantined: not offered until the user approves it
+        text = sanitize_memory(memory.content, cleared=getattr(memory, "cleared", False))
         if text:
             date = datetime.datetime.fromtimestamp(
                 memory.created_at / 1000, datetime.timezone.utc).strftime("%Y-%m-%d")

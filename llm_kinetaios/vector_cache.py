@@ -82,7 +82,7 @@ def _state(store) -> tuple[int, int]:
 def _rows(store, model_id: str, after_seq: int = 0):
     return store.db.execute(
         "select id, embedding from memories where embedding_model = ? and embedding is not null "
-        "and superseded_by is null and seq > ? order by seq",
+        "and superseded_by is null and flag is null and seq > ? order by seq",
         [model_id, after_seq],
     ).fetchall()
 

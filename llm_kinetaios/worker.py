@@ -221,6 +221,7 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dic
             for i, fact in enumerate(extracted.facts)
         ],
         embedding_model=embedding_model,
+        max_chars=settings.max_memory_chars,
     )
     return {"facts": extracted.facts, "model": model.model_id, **report.to_dict(),
             "project_facts": len(extracted.project), "instructions": len(extracted.instructions)}

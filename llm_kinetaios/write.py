@@ -1,7 +1,12 @@
 """The write path: what happens to a fact between extraction (or add, or
-import) and the ``memories`` table.
+import, or edit) and the ``memories`` table.
 
-1. Secrets (keys, tokens, passwords, card numbers) are dropped.
+1. ``check_memory``, the one check every write path shares: text over the
+   ``max_memory_chars`` setting is refused before any other work; characters
+   that can hide instructions are removed (the only change to the text:
+   lines, spelling and symbols stay as written); secrets are refused
+   (secret_filter.py); text the detector suspects of carrying instructions
+   is stored but quarantined (safety.py), for the user to approve.
 2. Relative dates are made absolute, against the time of the turn.
 3. Exact duplicates (normalised text) of current memories, or of each other,
    are skipped.
@@ -25,7 +30,8 @@ import re
 from dataclasses import dataclass, field
 
 from .dates import resolve_relative_dates
-from .secret_filter import contains_secret
+from .safety import MAX_MEMORY_CHARS, injection_reason, strip_hiding_characters
+from .secret_filter import secret_reason
 from .store import Memory, MemoryStore, content_key, now_ms
 
 log = logging.getLogger("llm_kinetaios")
@@ -66,6 +72,38 @@ JUDGE_SCHEMA = {
 
 
 @dataclass
+class MemoryCheck:
+    "The shared check's verdict on one text."
+
+    text: str  # as it would be stored: hiding characters removed, trimmed
+    refused: str | None = None  # why it must not be stored at all
+    flag: str | None = None  # why it is stored quarantined
+    too_long: bool = False
+    secret: bool = False
+
+
+def check_memory(text: str, max_chars: int | None = MAX_MEMORY_CHARS) -> MemoryCheck:
+    """The one check of every write path: extraction, add, import, edit.
+
+    The length limit comes first, so an absurd input costs nothing; every
+    later step is linear in the text.
+    """
+    if max_chars and len(text) > max_chars:
+        return MemoryCheck(text="", too_long=True, refused=(
+            f"A memory can be at most {max_chars} characters (this one has {len(text)}); "
+            "see 'llm memories config max-memory-chars'"))
+    cleaned = strip_hiding_characters(text).strip()
+    if not cleaned:
+        return MemoryCheck(text="", refused="A memory cannot be empty")
+    secret = secret_reason(cleaned)
+    if secret:
+        return MemoryCheck(text=cleaned, secret=True, refused=(
+            f"That looks like a secret ({secret}): not stored"))
+    # The detector reads the text as given: hidden characters are evidence.
+    return MemoryCheck(text=cleaned, flag=injection_reason(text))
+
+
+@dataclass
 class WriteReport:
     added: list[Memory] = field(default_factory=list)
     # Where each input went, by its index in ``items``: the input each added
@@ -77,13 +115,16 @@ class WriteReport:
     duplicates: int = 0
     merged: int = 0
     secrets: int = 0
+    too_long: int = 0
+    empty: int = 0
+    flagged: int = 0  # added, but quarantined until the user approves them
     superseded: list[tuple[str, str]] = field(default_factory=list)  # (old id, new id)
     close_pairs: int = 0  # (new, old) pairs close enough to go to the judge
     judge_calls: int = 0
 
     @property
     def skipped(self) -> int:
-        return self.duplicates + self.merged + self.secrets
+        return self.duplicates + self.merged + self.secrets + self.too_long + self.empty
 
     def to_dict(self) -> dict:
         return {
@@ -92,6 +133,8 @@ class WriteReport:
             "duplicates": self.duplicates,
             "merged": self.merged,
             "secrets": self.secrets,
+            "too_long": self.too_long,
+            "flagged": self.flagged,
             "superseded": len(self.superseded),
             "close_pairs": self.close_pairs,
             "judge_calls": self.judge_calls,
@@ -117,11 +160,13 @@ def write_memories(
     embedding_model=None,
     judge_model=None,
     vectors=None,
+    max_chars: int | None = MAX_MEMORY_CHARS,
 ) -> WriteReport:
     """Store facts through the whole write path; see the module docstring.
 
     ``items`` are dicts of MemoryStore.add arguments. ``vectors`` may carry
     precomputed embeddings (one per item, from ``embedding_model``).
+    ``max_chars`` is the ``max_memory_chars`` setting.
     """
     from .embeddings import embed_passages, to_blob
 
@@ -131,10 +176,18 @@ def write_memories(
     repeats: list[tuple[int, str]] = []  # (input index, key) of in-batch exact duplicates
     home: dict[int, str] = {}  # input index -> id of the memory that stands for it
     for index, item in enumerate(items):
-        content = " ".join(item["content"].split())
-        if contains_secret(content):
-            report.secrets += 1
+        # The text as written: line breaks stay (joining lines would hide a
+        # heading or role line from the checks); the block makes it one bullet.
+        check = check_memory(item["content"], max_chars)
+        if check.refused:
+            if check.secret:
+                report.secrets += 1
+            elif check.too_long:
+                report.too_long += 1
+            else:
+                report.empty += 1
             continue
+        content = check.text
         created = item.get("created_at") or now_ms()
         content = resolve_relative_dates(
             content, datetime.datetime.fromtimestamp(created / 1000)
@@ -145,7 +198,8 @@ def write_memories(
             repeats.append((index, key))
             continue
         first_with_key[key] = index
-        candidates.append({**item, "content": content, "_index": index, "_key": key})
+        candidates.append({**item, "content": content, "flag": check.flag,
+                           "checked_at": now_ms(), "_index": index, "_key": key})
     # A project fact that a global memory already states is a duplicate too:
     # the global one is recalled in every project.
     existing = store.existing_keys(
@@ -231,15 +285,16 @@ def write_memories(
             log.exception("the update judge failed; close facts are kept side by side")
 
     drop: set[int] = set()
+    # A quarantined fact retires nothing: it is not known to be true.
     supersedes: list[tuple[int, str]] = [
-        (i, c["supersedes"]) for i, c in enumerate(to_add) if c.get("supersedes")
+        (i, c["supersedes"]) for i, c in enumerate(to_add) if c.get("supersedes") and not c["flag"]
     ]
     for pair_number, (add_index, memory) in enumerate(close_calls, 1):
         relation = decisions.get(pair_number)
         if relation == "duplicate":
             drop.add(add_index)
             home.setdefault(to_add[add_index]["_index"], memory.id)
-        elif relation == "updates":
+        elif relation == "updates" and not to_add[add_index]["flag"]:
             supersedes.append((add_index, memory.id))
     report.merged += len(drop)
     kept = [c for i, c in enumerate(to_add) if i not in drop]
@@ -249,6 +304,7 @@ def write_memories(
     )
     report.duplicates += skipped
     report.added = added
+    report.flagged = sum(1 for m in added if m.flag)
     added_by_key = {content_key(m.content, m.project): m.id for m in added}
     report.added_from = [index_by_key[content_key(m.content, m.project)] for m in added]
     home.update(zip(report.added_from, (m.id for m in added)))

@@ -1,0 +1,74 @@
+"""The safety checks grow linearly with the text, and a 1 MB memory is refused
+before any of them runs.
+
+    python benchmarks/safety_speed.py
+
+Each check (hiding characters, the instruction detector, the secret filter)
+runs with the length limit turned off on texts of 1, 10 and 100 KB built to
+be hard for regular expressions: near-misses of the patterns repeated, long
+runs of one character, and deep nesting. Printed: time per KB at each size
+and the ratio of the 100 KB cost per KB to the 1 KB one (about 1 for linear
+time; a quadratic check would show about 100). Then the real write check
+with the default limit on a 1 MB text: refused in microseconds.
+"""
+
+from __future__ import annotations
+
+import time
+
+from _common import markdown_table, median_ms
+
+from llm_kinetaios.safety import injection_reason, strip_hiding_characters
+from llm_kinetaios.secret_filter import secret_reason
+from llm_kinetaios.write import check_memory
+
+# Pieces that start many partial matches: each keyword opens a pattern that
+# then fails far away, which is where backtracking regexes go quadratic.
+HOSTILE_PIECES = {
+    "near-misses": "ignore the password of previous user: system ‍ you-know https://a.b/",
+    "one long run": "a",
+    "digits and dashes": "4111 1111-",
+    "base64-ish": "QUJD",
+    "hidden characters": "\u200b\u202e\U000e0041x",
+}
+SIZES_KB = (1, 10, 100)
+CHECKS = {
+    "strip_hiding_characters": strip_hiding_characters,
+    "injection_reason": injection_reason,
+    "secret_reason": secret_reason,
+}
+
+
+def text_of(piece: str, kb: int) -> str:
+    size = kb * 1024
+    return (piece * (size // len(piece) + 1))[:size]
+
+
+def main() -> None:
+    rows = []
+    worst = 0.0
+    for check_name, check in CHECKS.items():
+        for piece_name, piece in HOSTILE_PIECES.items():
+            per_kb = []
+            for kb in SIZES_KB:
+                text = text_of(piece, kb)
+                repeats = 3 if kb < 100 else 1
+                per_kb.append(median_ms(lambda: check(text), repeats, warmup=0) / kb)
+            ratio = per_kb[-1] / per_kb[0] if per_kb[0] else float("nan")
+            worst = max(worst, ratio)
+            rows.append([check_name, piece_name, *(f"{t:.3f}" for t in per_kb), f"{ratio:.2f}"])
+    print(markdown_table(
+        ["check", "text", *(f"ms per KB at {kb} KB" for kb in SIZES_KB), "100 KB / 1 KB per-KB ratio"],
+        rows))
+    print(f"\nWorst ratio: {worst:.2f} (linear: about 1; quadratic: about 100)")
+
+    megabyte = text_of(HOSTILE_PIECES["near-misses"], 1024)
+    start = time.perf_counter()
+    verdict = check_memory(megabyte)
+    elapsed = (time.perf_counter() - start) * 1000
+    print(f"\n1 MB memory through check_memory with the default limit: refused in {elapsed:.3f} ms: "
+          f"{verdict.refused}")
+
+
+if __name__ == "__main__":
+    main()
