@@ -363,14 +363,19 @@ def show(memory_id, json_, database):
 @scope_options
 @click.option("--project", is_flag=True, help="A memory of the current project, not a global one")
 @click.option("--pin", is_flag=True, help="Pin it: sent on every turn, whatever the question")
-def add(text, latest, conversation_id, database, project=False, pin=False):
+@click.option("--approve", is_flag=True,
+              help="Inject it even if it reads like instructions to the model (you vouch for it)")
+def add(text, latest, conversation_id, database, project=False, pin=False, approve=False):
     """Remember a fact directly (global unless --project, -c or --cid is given).
+
+    Text that reads like instructions to the model is kept but quarantined
+    until you approve it; --approve approves your own words at once.
 
     \b
     Examples:
         llm memories add "I am vegetarian"
         llm memories add "This project targets Python 3.10" --project
-        llm memories add "Answer in French" --pin
+        llm memories add "Always answer in French" --pin --approve
     """
     from .write import check_memory, write_memories
 
@@ -393,6 +398,8 @@ def add(text, latest, conversation_id, database, project=False, pin=False):
             embedding_model=model if vectors is not None else None, vectors=vectors,
             max_chars=settings.max_memory_chars,
         )
+        if report.added and report.added[0].flag and approve:
+            report.added[0] = store.approve(report.added[0].id)
     if not report.added:
         raise click.ClickException("That is remembered already")
     memory = report.added[0]
