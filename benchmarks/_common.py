@@ -50,3 +50,37 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> 
 
 def pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def cached_passages(model, texts, label: str = "passages"):
+    """Passage vectors for ``texts``, kept between runs in the temp folder.
+
+    Embedding LoCoMo's ~4k turns takes a minute or two on a small machine;
+    the key is a hash of the model id and every text, so a changed corpus or
+    model is embedded afresh. KINETAIOS_BENCH_CACHE=0 turns the cache off.
+    """
+    import hashlib
+    import tempfile
+
+    import numpy as np
+
+    from llm_kinetaios.embeddings import embed_passages
+
+    texts = list(texts)
+    digest = hashlib.sha1(model.model_id.encode())
+    for text in texts:
+        digest.update(text.encode("utf-8") + b"\0")
+    folder = Path(tempfile.gettempdir()) / "kinetaios-bench-vectors"
+    path = folder / f"{label}-{digest.hexdigest()[:16]}.npy"
+    use_cache = os.environ.get("KINETAIOS_BENCH_CACHE", "1") != "0"
+    if use_cache and path.exists():
+        return np.load(path)
+    vectors = np.concatenate(
+        [embed_passages(model, texts[i : i + 64]) for i in range(0, len(texts), 64)]
+    ) if texts else np.zeros((0, 0), dtype=np.float32)
+    if use_cache:
+        folder.mkdir(exist_ok=True)
+        tmp = path.with_suffix(".tmp.npy")
+        np.save(tmp, vectors)
+        os.replace(tmp, path)
+    return vectors

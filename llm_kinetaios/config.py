@@ -32,8 +32,9 @@ class Settings:
     # Recall
     embedding_model: str | None = DEFAULT_EMBEDDING_MODEL
     min_similarity: float | None = None  # None: the embedding model's own default
+    min_margin: float | None = None  # None: the embedding model's own default
     recall_limit: int = 15
-    min_cosine_hits: int = 3
+    min_cosine_hits: int = 1
     min_keyword_hits: int = 2
     query_messages: int = 3
     query_chars: int = 500
@@ -139,6 +140,13 @@ def coerce_setting(key: str, value):
         number = float(value)
         if not -1.0 <= number <= 1.0:
             raise ValueError("min_similarity must be between -1 and 1")
+        return number
+    if key == "min_margin":
+        if value is None or str(value).strip().lower() in ("", "none", "null", "auto"):
+            return None
+        number = float(value)
+        if not 0.0 <= number <= 2.0:
+            raise ValueError("min_margin must be between 0 and 2")
         return number
     if key == "scope":
         if value not in SCOPES:

@@ -40,16 +40,17 @@ def recall_memory(query: str, limit: int = 8) -> str:
 
 
 def search_memories(store, query: str, limit: int, embedding_model) -> list:
-    "Current memories best first: by cosine when there are vectors, else keywords."
+    """Current memories best first, ranked as recall ranks them (by meaning
+    and keywords when there are vectors, else keywords), in the current
+    project's scope, without recall's judgement of whether anything is
+    relevant: the model asked."""
     from .config import Settings, load_settings
     from .projects import current_project
     from .recall import recall
 
-    settings = Settings(recall_limit=limit, min_cosine_hits=1, min_keyword_hits=1,
-                        min_similarity=-1.0, scope=load_settings().scope)
-    result = recall(store, query, settings, embedding_model=embedding_model, mark_used=False,
-                    project=current_project())
-    return result.memories if result.method != "recent" else []
+    settings = Settings(recall_limit=limit, scope=load_settings().scope)
+    return recall(store, query, settings, embedding_model=embedding_model, mark_used=False,
+                  project=current_project(), judge=False).memories
 
 
 HISTORY_SQL = """
@@ -59,7 +60,7 @@ HISTORY_SQL = """
     from turns join turn_search on turn_search.turn_id = turns.id
     where turns.id in ({marks})
 """
-RRF_K = 60
+HISTORY_RRF_K = 60  # measured for history (README); memories use recall.RRF_K
 
 
 def search_history(store, query: str, limit: int, embedding_model=None) -> list[dict]:
@@ -69,13 +70,18 @@ def search_history(store, query: str, limit: int, embedding_model=None) -> list[
     semantic = _semantic_history(store, query, limit * 2, embedding_model)
     if not semantic:
         return keyword[:limit]
-    fused: dict[str, float] = {}
+    from .recall import reciprocal_rank_fusion
+
     rows: dict[str, dict] = {}
+    rankings = []
     for ranking in (keyword, semantic):
-        for rank, row in enumerate(ranking):
+        keys = []
+        for row in ranking:
             key = row.get("turn_id") or f"{row['conversation_id']}:{row['prompt']}"
-            fused[key] = fused.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
             rows.setdefault(key, row)
+            keys.append(key)
+        rankings.append(keys)
+    fused = reciprocal_rank_fusion(rankings, k=HISTORY_RRF_K)
     return [rows[k] for k in sorted(fused, key=lambda k: -fused[k])[:limit]]
 
 

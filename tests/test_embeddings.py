@@ -59,8 +59,9 @@ def seeded(store, model, texts):
         store.add(text, embedding=to_blob(vector), embedding_model=model.model_id)
 
 
-# Facts are phrased as extraction writes them: third person ("用户..." is
-# "The user..."). First-person Chinese ("我...") ranks lower; see the README.
+# Default settings: the fact must clear the relevance judgement across
+# languages and rank in the top 3. benchmarks/bilingual_recall.py measures
+# the same on 48 facts, first and third person, and a mixed store.
 @pytest.mark.parametrize("fact, question", [
     ("用户对花生过敏", "What food allergies does the user have?"),
     ("用户住在柏林", "Where does the user live?"),
@@ -69,14 +70,13 @@ def seeded(store, model, texts):
 ])
 def test_cross_language_recall(store, e5, fact, question):
     seeded(store, e5, DISTRACTORS + [fact])
-    result = recall(store, question, Settings(min_cosine_hits=1, recall_limit=3),
-                    embedding_model=e5)
+    result = recall(store, question, Settings(), embedding_model=e5)
     assert result.method == "hybrid"
-    assert fact in [m.content for m in result.memories]
+    assert fact in [m.content for m in result.memories][:3]
 
 
 def test_end_to_end_with_the_real_model(runner, store, fake, settings, no_network):
-    settings(embedding_model="multilingual-e5-small", min_cosine_hits=1)
+    settings(embedding_model="multilingual-e5-small")
     for text in DISTRACTORS + ["User is allergic to peanuts"]:
         assert runner.invoke(cli, ["memories", "add", text]).exit_code == 0
     assert store.stats()["embedded"] == {"multilingual-e5-small": 11}

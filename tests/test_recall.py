@@ -57,13 +57,29 @@ def test_cosine_marks_used_memories(store, embed):
     assert all(m.last_used_at for m in store.list() if "chess" in m.content)
 
 
-def test_fewer_than_three_cosine_hits_fall_back_to_keywords(store, embed):
+def test_one_relevant_memory_is_enough_by_default(store, embed):
+    # Behaviour change (issue 15): no longer three cosine hits before cosine is used.
     add(store, embed, FILLER)
     add(store, embed, ["User plays chess online", "User teaches chess openings"])
     result = recall(store, "chess", Settings(), embedding_model=embed)
-    assert result.method == "keyword"
+    assert result.method == "hybrid"
     assert {m.content for m in result.memories} == {
         "User plays chess online", "User teaches chess openings"}
+
+
+def test_min_cosine_hits_3_setting_with_two_relevant_memories_recalls_nothing(store, embed):
+    # Vectors judged the store: an unrelated prompt gets no memories, not keywords or recency.
+    add(store, embed, FILLER)
+    add(store, embed, ["User plays chess online", "User teaches chess openings"])
+    result = recall(store, "chess", Settings(min_cosine_hits=3), embedding_model=embed)
+    assert result.method == "none" and result.memories == []
+    assert all(m.use_count == 0 for m in store.list())
+
+
+def test_unrelated_prompt_recalls_nothing(store, embed):
+    add(store, embed, FILLER + ["User plays chess online", "User teaches chess openings"])
+    result = recall(store, "Explain TCP congestion control", Settings(), embedding_model=embed)
+    assert result.method == "none" and result.memories == []
 
 
 def test_thresholds_are_settings(store, embed):
@@ -71,10 +87,23 @@ def test_thresholds_are_settings(store, embed):
     add(store, embed, ["User plays chess online", "User teaches chess openings"])
     settings = Settings(min_cosine_hits=2)
     assert recall(store, "chess", settings, embedding_model=embed).method == "hybrid"
-    settings = Settings(min_similarity=0.99)
-    assert recall(store, "chess", settings, embedding_model=embed).method == "keyword"
-    settings = Settings(min_similarity=0.99, min_keyword_hits=3)
-    assert recall(store, "chess", settings, embedding_model=embed).method == "recent"
+    settings = Settings(min_margin=0.99)
+    assert recall(store, "chess", settings, embedding_model=embed).method == "none"
+    # Without vectors to judge by, the keyword and recency fallbacks remain.
+    assert recall(store, "chess", Settings(), embedding_model=None).method == "keyword"
+    settings = Settings(min_keyword_hits=3)
+    assert recall(store, "chess", settings, embedding_model=None).method == "recent"
+
+
+def test_tiny_store_uses_the_cosine_threshold(store, embed):
+    # Fewer than MIN_STATS memories: no average to stand above.
+    add(store, embed, ["User plays chess online", "User grows tomatoes"])
+    assert [m.content for m in recall(store, "chess", Settings(), embedding_model=embed).memories] == [
+        "User plays chess online"]
+    result = recall(store, "chess", Settings(min_similarity=0.99), embedding_model=embed)
+    assert result.method == "recent"  # the old fallbacks: one keyword hit is too few
+    assert recall(store, "chess", Settings(min_similarity=0.99, min_keyword_hits=1),
+                  embedding_model=embed).method == "keyword"
 
 
 def test_one_keyword_hit_falls_back_to_recent(store, embed):
