@@ -254,6 +254,11 @@ def list_(count, search_text, latest, conversation_id, history, json_, database,
         click.echo(json.dumps([memory_json(m) | ({"flag": m.flag} if m.flag else {})
                                for m in rows], indent=2, ensure_ascii=False))
         return
+    echo_memories(rows)
+
+
+def echo_memories(rows: list[Memory]) -> None:
+    "The plain-text listing of ``list`` and ``search``."
     if not rows:
         click.echo("No memories found.", err=True)
         return
@@ -275,20 +280,52 @@ def list_(count, search_text, latest, conversation_id, history, json_, database,
 @database_option
 @click.argument("text")
 @click.option("-n", "--count", type=int, default=20, help="Maximum number of results (0: all)")
+@click.option("--keyword", is_flag=True, help="FTS5 keyword search only (bm25), as list --search")
 @scope_options
-@click.option("json_", "--json", is_flag=True, help="Output as JSON")
-@click.pass_context
-def search(ctx, text, count, latest, conversation_id, json_, database):
-    """Keyword search of memories, best match first (same as list --search).
+@click.option("json_", "--json", is_flag=True,
+              help="Output as JSON, with the ranking method and score of each hit")
+def search(text, count, keyword, latest, conversation_id, json_, database):
+    """Search memories, best match first, ranked as recall ranks them for the
+    wrapper: by meaning and keywords, fused. Unlike recall it always lists the
+    best matches, even for a query it would judge unrelated.
 
     \b
-    Example:
-        llm memories search "where do I live"
+    Examples:
+        llm memories search "what food do I eat"
+        llm memories search vegetarian --keyword
+        llm memories search "where do I live" --json
     """
-    ctx.invoke(list_, count=count, search_text=text, latest=latest,
-               conversation_id=conversation_id, history=False, json_=json_,
-               database=database, project=False, in_project=None, global_=False,
-               pinned=False, unused_for=None)
+    import dataclasses
+
+    from .recall import recall
+
+    if count < 0:
+        raise click.ClickException("--count must not be negative")
+    with open_store(database, create=False) as store:
+        scope = resolve_scope(store, latest, conversation_id)
+        limit = count or max(store.count(), 1)
+        if keyword:
+            hits = store.search(text, limit, conversation_id=scope)
+            method = "keyword"
+        else:
+            from .embeddings import resolve_embedding_model
+
+            settings = dataclasses.replace(
+                load_settings(), recall_limit=limit, scope="conversation" if scope else "all")
+            result = recall(store, text, settings, conversation_id=scope,
+                            embedding_model=resolve_embedding_model(settings),
+                            mark_used=False, judge=False)
+            scores = result.scores or [None] * len(result.memories)
+            hits = list(zip(result.memories, scores))
+            method = result.method
+    if scope:
+        hits = [(m, s) for m, s in hits if m.conversation_id == scope]
+    if json_:
+        click.echo(json.dumps(
+            [memory_json(m) | {"method": method, "score": s} for m, s in hits],
+            indent=2, ensure_ascii=False))
+        return
+    echo_memories([m for m, _ in hits])
 
 
 SHOW_USES = 10

@@ -61,6 +61,29 @@ def test_search_ranks_by_keywords(runner, store):
     assert [m["content"] for m in data] == ["User grows tomatoes"]
 
 
+def test_search_ranks_as_recall_does_and_json_shows_method_and_score(runner, store):
+    run(runner, "add", "User plays chess online")
+    run(runner, "add", "User teaches chess openings")
+    for text in ["User grows tomatoes in the garden", "User owns a red bicycle",
+                 "User visited Rome in May", "User prefers window seats",
+                 "User bakes sourdough bread", "User speaks fluent Portuguese",
+                 "User collects vinyl records", "User swims before breakfast",
+                 "User works night shifts", "User keeps two parrots"]:
+        run(runner, "add", text)
+    data = json.loads(run(runner, "search", "chess", "--json").output)
+    assert {m["content"] for m in data[:2]} == {"User plays chess online", "User teaches chess openings"}
+    assert all(m["method"] == "hybrid" for m in data)
+    scores = [m["score"] for m in data]
+    assert scores == sorted(scores, reverse=True) and scores[0] > 0
+    keyword = json.loads(run(runner, "search", "chess", "--keyword", "--json").output)
+    assert {m["method"] for m in keyword} == {"keyword"}
+    assert len(keyword) == 2 and all(m["score"] > 0 for m in keyword)
+    assert "tomatoes" not in run(runner, "search", "chess", "-n", "2").output
+    assert all(m["use_count"] == 0 for m in json.loads(run(runner, "list", "--json").output))
+    run(runner, "search", "chess", "-n", "-1", code=1)
+    assert len(json.loads(run(runner, "search", "chess", "-n", "0", "--keyword", "--json").output)) == 2
+
+
 def test_edit_replaces_text_keeps_created_at(runner, store):
     memory = store.add("User lives in Porto")
     run(runner, "edit", memory.id, "User lives in Lisbon")

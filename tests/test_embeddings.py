@@ -88,6 +88,19 @@ def test_end_to_end_with_the_real_model(runner, store, fake, settings, no_networ
     assert "User drives a red car" not in block
 
 
+def test_search_finds_by_meaning_what_keywords_miss(runner, settings, no_network):
+    settings(embedding_model="multilingual-e5-small")
+    for text in DISTRACTORS + ["User is vegetarian"]:
+        assert runner.invoke(cli, ["memories", "add", text]).exit_code == 0
+    result = runner.invoke(cli, ["memories", "search", "what food do I eat", "--json"],
+                           catch_exceptions=False)
+    hits = json.loads(result.output)
+    assert hits[0]["content"] == "User is vegetarian" and hits[0]["method"] == "hybrid"
+    result = runner.invoke(cli, ["memories", "search", "what food do I eat", "--keyword", "--json"],
+                           catch_exceptions=False)
+    assert json.loads(result.output) == []
+
+
 def test_switching_models_then_reindex_leaves_no_mixed_vectors(runner, store, settings, no_network):
     for text in DISTRACTORS[:4]:
         runner.invoke(cli, ["memories", "add", text], catch_exceptions=False)
