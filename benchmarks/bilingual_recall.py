@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Cross-language recall: facts in one language, questions in the other.
+
+Run from the repository root:
+
+    python benchmarks/bilingual_recall.py                 # both splits
+    python benchmarks/bilingual_recall.py --split tune
+
+benchmarks/data/bilingual_facts.tsv holds 48 facts about one user, each
+written four ways (English and Chinese, third and first person), with the
+question a user would ask about it in each language. Six stores of all 48
+facts are built with the default embedding model (multilingual-e5-small):
+
+  zh-third / zh-first   Chinese facts, English questions
+  en-third / en-first   English facts, Chinese questions
+  mixed-third / -first  facts alternating in pairs between English and
+                        Chinese, each asked in the other language, so a
+                        Chinese question meets 24 Chinese facts that are not
+                        its answer
+
+Each question goes through recall.recall() with default Settings; it counts
+as found at k when its fact is among the first k memories recall returns (a
+question recall judges unrelated returns nothing: a miss). Plain cosine (no
+judgement, top k of every stored vector) is shown for comparison.
+
+Off-topic: the MT-Bench prompts of the same split (benchmarks/data) are asked
+of every store; the share for which recall injects anything is reported.
+
+Splits: the facts' "split" column. The ranking was tuned on "tune" only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import cached_passages, markdown_table, pct  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from llm_kinetaios.config import Settings  # noqa: E402
+from llm_kinetaios.embeddings import MultilingualE5Small, to_blob  # noqa: E402
+from llm_kinetaios.recall import recall  # noqa: E402
+from llm_kinetaios.store import MemoryStore  # noqa: E402
+from locomo_recall import CachingQueryModel  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data"
+KS = (1, 5)
+SPLITS = ("tune", "held-out")
+
+
+def load_facts() -> list[dict]:
+    with open(DATA / "bilingual_facts.tsv", encoding="utf-8") as fh:
+        lines = [line for line in fh if not line.startswith("#")]
+    return list(csv.DictReader(lines, delimiter="\t"))
+
+
+def scenarios(facts: list[dict]) -> dict[str, list[tuple[str, str]]]:
+    "name -> [(stored fact, question about it)], one per line of the data."
+    out = {}
+    for person in ("third", "first"):
+        out[f"zh-{person}"] = [(f[f"zh_{person}"], f["q_en"]) for f in facts]
+        out[f"en-{person}"] = [(f[f"en_{person}"], f["q_zh"]) for f in facts]
+        out[f"mixed-{person}"] = [
+            (f[f"en_{person}"], f["q_zh"]) if (i // 2) % 2 == 0 else (f[f"zh_{person}"], f["q_en"])
+            for i, f in enumerate(facts)
+        ]
+    return out
+
+
+def build_store(path: Path, texts: list[str], model) -> tuple[MemoryStore, list[str], np.ndarray]:
+    store = MemoryStore.open(path)
+    store.db.execute("PRAGMA synchronous = OFF")
+    vectors = cached_passages(model, texts, "bilingual")
+    added, _ = store.add_many([
+        dict(content=text, source="import", embedding=to_blob(v), embedding_model=model.model_id)
+        for text, v in zip(texts, vectors)
+    ])
+    assert len(added) == len(texts), "a fact was stored twice: the data has duplicates"
+    return store, [m.id for m in added], vectors
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=SPLITS + ("both",), default="both")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("LLM_USER_PATH", tempfile.mkdtemp(prefix="kinetaios-bench-user-"))
+    import json
+
+    splits = SPLITS if args.split == "both" else (args.split,)
+    facts = load_facts()
+    model = CachingQueryModel(MultilingualE5Small())  # each question is embedded once
+    prompts = {s: [json.loads(line)["prompt"] for line in open(DATA / "mt_bench_prompts.jsonl",
+                                                               encoding="utf-8")
+                   if json.loads(line)["split"] == s] for s in splits}
+    started = time.perf_counter()
+    results = {s: [] for s in splits}
+    with tempfile.TemporaryDirectory(prefix="kinetaios-bilingual-") as tmp:
+        for name, pairs in scenarios(facts).items():
+            store, ids, vectors = build_store(Path(tmp) / f"{name}.db", [f for f, _ in pairs], model)
+            for split in splits:
+                found = {k: [] for k in KS}
+                cosine = {k: [] for k in KS}
+                judged = []
+                for (fact, question), memory_id, line in zip(pairs, ids, facts):
+                    if line["split"] != split:
+                        continue
+                    result = recall(store, question, Settings(), embedding_model=model,
+                                    mark_used=False)
+                    returned = [m.id for m in result.memories]
+                    order = np.argsort(-(vectors @ model.embed_query(question)))
+                    judged.append(bool(returned))
+                    for k in KS:
+                        found[k].append(memory_id in returned[:k])
+                        cosine[k].append(memory_id in [ids[i] for i in order[:k]])
+                off = [bool(recall(store, p, Settings(), embedding_model=model,
+                                   mark_used=False).memories) for p in prompts[split]]
+                results[split].append(
+                    [name, len(judged)]
+                    + [pct(np.mean(found[k])) for k in KS]
+                    + [pct(np.mean(cosine[k])) for k in KS]
+                    + [pct(np.mean(judged)), f"{pct(np.mean(off))} of {len(off)}"]
+                )
+            store.close()
+    print(f"# Bilingual recall, {model.model_id}, default settings; "
+          f"run took {time.perf_counter() - started:.0f}s\n")
+    headers = ["store", "questions", "recall R@1", "recall R@5", "cosine R@1", "cosine R@5",
+               "judged relevant", "off-topic inject"]
+    for split in splits:
+        print(f"## {split}\n")
+        print(markdown_table(headers, results[split]))
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
