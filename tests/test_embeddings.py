@@ -75,6 +75,30 @@ def test_cross_language_recall(store, e5, fact, question):
     assert fact in [m.content for m in result.memories][:3]
 
 
+CHINESE_DISTRACTORS = [
+    "用户会弹吉他", "用户开一辆红色的车", "用户是一名老师", "用户养了两只猫", "用户喜欢科幻小说",
+    "用户每天早上跑步", "用户喜欢喝茶不喜欢咖啡", "用户在学日语", "用户支持波尔图足球队", "用户用站立式办公桌",
+]
+
+
+def test_mixed_store_ranks_the_other_language_fact_above_same_language_ones(store, e5):
+    # Every Chinese memory outscores the English fact on a Chinese question by
+    # raw cosine; recall's generic-prompt correction puts them on one scale.
+    seeded(store, e5, CHINESE_DISTRACTORS + DISTRACTORS + ["User is allergic to peanuts"])
+    result = recall(store, "我对什么食物过敏？", Settings(), embedding_model=e5)
+    assert result.method == "hybrid"
+    assert "User is allergic to peanuts" in [m.content for m in result.memories][:3]
+
+
+@pytest.mark.parametrize("prompt", [
+    "Explain how TCP congestion control works.", "What is the derivative of x^2 * cos(x)?",
+])
+def test_unrelated_prompt_injects_nothing(store, e5, prompt):
+    seeded(store, e5, DISTRACTORS + ["User is allergic to peanuts"])
+    result = recall(store, prompt, Settings(), embedding_model=e5)
+    assert result.method == "none" and result.memories == []
+
+
 def test_end_to_end_with_the_real_model(runner, store, fake, settings, no_network):
     settings(embedding_model="multilingual-e5-small")
     for text in DISTRACTORS + ["User is allergic to peanuts"]:
