@@ -231,6 +231,11 @@ def test_pause_resume_and_config(runner, user_path):
     assert "Unknown setting" in run(runner, "config", "bogus", "1", code=1).output
     assert "between" in run(runner, "config", "min-similarity", "7", code=1).output
     assert "scope" in run(runner, "config", "scope", "everywhere", code=1).output
+    run(runner, "config", "min-margin", "0.07")
+    assert json.loads(run(runner, "config", "--json").output)["min_margin"] == 0.07
+    assert "between" in run(runner, "config", "min-margin", "3", code=1).output
+    run(runner, "config", "min-margin", "auto")
+    assert json.loads(run(runner, "config", "--json").output)["min_margin"] is None
 
 
 def test_wrap_and_unwrap(runner):
