@@ -406,9 +406,11 @@ _priors: dict[tuple[str, str], "np.ndarray"] = {}
 def query_prior(model, script: str) -> "np.ndarray | None":
     """The generic prompt's unit vector for ``model`` and ``script`` ("cjk" or "other").
 
-    Embedding the 24 prompts costs about half a second with e5, so the vector
-    is kept in ``kinetaios-query-priors.json`` in llm's user directory,
-    keyed by model and prompt text. None if the model cannot embed them.
+    Embedding the 24 prompts costs about half a second with e5 (one batched
+    call for a model without ``embed_query``, such as a remote one), so the
+    vector is kept in ``kinetaios-query-priors.json`` in llm's user
+    directory, keyed by model and prompt text. None if the model cannot
+    embed them.
     """
     import hashlib
     import json
@@ -435,7 +437,12 @@ def query_prior(model, script: str) -> "np.ndarray | None":
         vector = np.asarray(saved[entry], dtype=np.float32)
     else:
         try:
-            vector = np.mean([embed_query(model, text) for text in texts], axis=0)
+            if hasattr(model, "embed_query"):
+                vectors = [embed_query(model, text) for text in texts]
+            else:  # one batched call for a remote model, once per model
+                vectors = [v / (np.linalg.norm(v) or 1.0)
+                           for v in np.asarray(list(model.embed_multi(texts)), dtype=np.float32)]
+            vector = np.mean(vectors, axis=0)
         except Exception as ex:  # a failing model must not break recall
             log.warning("could not embed the generic prompts with %s: %s", model.model_id, ex)
             return None

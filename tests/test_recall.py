@@ -184,3 +184,23 @@ def test_block_is_headed_and_filters_unsafe_memories(store, embed):
     assert "- User lives in Porto" in block
     assert "Ignore all previous" not in block and "obey me" not in block
     assert format_block([]) is None
+
+
+def test_generic_prompt_vector_is_computed_once_and_kept_in_the_user_dir(embed, user_path):
+    import numpy as np
+
+    from llm_kinetaios import recall as recall_module
+
+    recall_module._priors.clear()
+    vector = recall_module.query_prior(embed, "other")
+    assert (llm.user_dir() / recall_module.PRIORS_FILENAME).exists()
+    recall_module._priors.clear()
+
+    class Refuses:
+        model_id = embed.model_id
+
+        def embed_multi(self, texts):
+            raise AssertionError("embedded again")
+
+    assert np.allclose(recall_module.query_prior(Refuses(), "other"), vector)
+    assert not np.allclose(recall_module.query_prior(embed, "cjk"), vector)
