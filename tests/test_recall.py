@@ -202,5 +202,5 @@ def test_generic_prompt_vector_is_computed_once_and_kept_in_the_user_dir(embed, 
         def embed_multi(self, texts):
             raise AssertionError("embedded again")
 
-    assert np.allclose(recall_module.query_prior(Refuses(), "other"), vector)
+    assert np.allclose(recall_module.query_prior(Refuses(), "other"), vector, atol=1e-6)
     assert not np.allclose(recall_module.query_prior(embed, "cjk"), vector)
