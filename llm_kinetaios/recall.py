@@ -176,7 +176,7 @@ FUSION_DEPTH = 50
 # Same-conversation boost: memories from the conversation of one of the
 # BOOST_TOP best fused hits get BOOST_WEIGHT times that conversation's best
 # fused score.
-BOOST_TOP = 10
+BOOST_TOP = 20  # 10 cost 0.3 points of R@15 on the LoCoMo tune split
 BOOST_WEIGHT = 0.8
 
 
