@@ -211,9 +211,13 @@ ORDINARY = [
 ]
 
 
-def test_ordinary_facts_are_stored_and_injected_character_for_character(
-    runner, store, fake, tmp_path
+def test_ordinary_facts_are_stored_and_injected_character_for_character_keyword_only_recall(
+    runner, store, fake, tmp_path, settings
 ):
+    # Keyword-only recall falls back to the most recent memories, so every fact
+    # reaches the block; recall by meaning (issue 15) would send only those
+    # relevant to the question, and none to this one.
+    settings(embedding_model="none")
     result = import_texts(runner, tmp_path, ORDINARY)
     assert json.loads(result.stdout) == {"imported": len(ORDINARY), "skipped": 0}
     assert {m.content for m in store.list()} == set(ORDINARY)
