@@ -73,6 +73,7 @@ def run_stress(path, processes: int, memories: int) -> dict:
     import sqlite_utils
 
     from llm_kinetaios.store import MemoryStore
+    from llm_kinetaios.vector_cache import crc
 
     db = sqlite_utils.Database(path)
     llm.migrations.migrate(db)  # as llm does on first use
@@ -88,8 +89,13 @@ def run_stress(path, processes: int, memories: int) -> dict:
     fts = conn.execute("select count(*) from memories_fts").fetchone()[0]
     fts_match = conn.execute(
         "select count(*) from memories_fts where memories_fts match '\"fact\"'").fetchone()[0]
-    vectors = conn.execute(
-        "select count(*) from memories where length(embedding) = ?", [DIMENSIONS * 4]).fetchone()[0]
+    # Vectors live in the vector file (vector_cache.py): each must read back
+    # with the dimension and the CRC logs.db recorded for it.
+    checksums = dict(conn.execute("select id, vector_crc from memories"))
+    store = MemoryStore.open(path)
+    vectors = sum(1 for memory_id, (_, blob) in store.vectors_of(list(checksums)).items()
+                  if len(blob) == DIMENSIONS * 4 and crc(blob) == checksums[memory_id])
+    store.close()
     turns = conn.execute("select count(*) from turns").fetchone()[0]
     integrity = conn.execute("pragma integrity_check").fetchone()[0]
     conn.close()

@@ -305,3 +305,19 @@ def m011_quarantine(db):
         END;
         """
     )
+
+
+@migration
+def m012_vector_file(db):
+    # Each vector is stored once, in a flat file beside logs.db that recall
+    # maps (vector_cache.py); the row records where, and a CRC of the bytes
+    # so damage to the file is noticed.
+    columns = db["memories"].columns_dict
+    if "vector_row" not in columns:
+        db["memories"].add_column("vector_row", int)
+    if "vector_crc" not in columns:
+        db["memories"].add_column("vector_crc", int)
+    from .store import MemoryStore
+    from .vector_cache import move_column_vectors
+
+    move_column_vectors(MemoryStore(db))

@@ -167,6 +167,7 @@ class MemoryStore:
 
     def __init__(self, db: sqlite_utils.Database):
         self.db = db
+        self._vector_changes = None
 
     @classmethod
     def open(cls, path: str | Path | None = None) -> "MemoryStore":
@@ -198,16 +199,44 @@ class MemoryStore:
     def current_vectors(self, model_id: str, *, conversation_id: str | None = None):
         """(ids, matrix) of current memories embedded with ``model_id``.
 
-        Unscoped reads go through the vector cache (vector_cache.py): one
-        file read instead of one row per memory.
+        Unscoped, the whole vector file mapped (vector_cache.read_vectors):
+        dead rows are zero rows whose id is None. Scoped to a conversation,
+        a copy of that conversation's rows and the global ones.
         """
         from .embeddings import matrix_from_blob
-        from .vector_cache import load_vectors
+        from .vector_cache import gather, read_vectors
 
-        if conversation_id is None and self.path:
-            return load_vectors(self, model_id, self.path)
-        ids, blob = self.vectors(model_id, conversation_id=conversation_id)
-        return ids, matrix_from_blob(blob, len(ids))
+        if not self.path:  # an in-memory database keeps vectors in the column
+            ids, blob = self._column_vectors(model_id, conversation_id)
+            return ids, matrix_from_blob(blob, len(ids))
+        if conversation_id is None:
+            return read_vectors(self, model_id)
+        where, params = _scope_clause(conversation_id, include_global=True, recallable=True)
+        rows = self.db.execute(
+            f"select id, vector_row from memories {where} and embedding_model = ? "
+            "and vector_row is not null order by vector_row", params + [model_id]).fetchall()
+        return gather(self, model_id, rows)
+
+    @contextmanager
+    def _vector_transaction(self):
+        """A write transaction that may change vectors: the vector folder's
+        lock, then BEGIN IMMEDIATE; the files are brought in line after the
+        commit, still under the lock (vector_cache.VectorChanges). Yields
+        the VectorChanges, or None for an in-memory database."""
+        if self._vector_changes is not None or not self.path:
+            with self.transaction():
+                yield self._vector_changes
+            return
+        from .vector_cache import VectorChanges, folder_lock
+
+        with folder_lock(self.path, exclusive=True):
+            changes = self._vector_changes = VectorChanges(self)
+            try:
+                with self.transaction():
+                    yield changes
+            finally:
+                self._vector_changes = None
+            changes.after_commit()
 
     @contextmanager
     def transaction(self):
@@ -352,8 +381,11 @@ class MemoryStore:
         return before + [memory] + after
 
     def supersede(self, old_id: str, new_id: str, at: int | None = None) -> None:
-        "Mark ``old_id`` as replaced by ``new_id``: kept as history, no longer recalled."
-        with self.transaction():
+        """Mark ``old_id`` as replaced by ``new_id``: kept as history, no longer
+        recalled (so its vector is dropped)."""
+        with self._vector_transaction() as changes:
+            if changes is not None:
+                changes.drop([old_id])
             self.db.execute(
                 "update memories set superseded_by = ?, valid_until = ? where id = ?",
                 [new_id, at or now_ms(), old_id],
@@ -362,11 +394,40 @@ class MemoryStore:
     def vectors(
         self, model_id: str, *, conversation_id: str | None = None
     ) -> tuple[list[str], bytes]:
-        """Ids and the concatenated float32 vectors embedded with ``model_id``.
+        """Ids and the concatenated float32 vectors of the current memories
+        embedded with ``model_id``, live rows only, in file order."""
+        if not self.path:
+            return self._column_vectors(model_id, conversation_id)
+        ids, matrix = self.current_vectors(model_id, conversation_id=conversation_id)
+        if conversation_id is None and len(ids):
+            live = ids.live_mask()
+            return [i for i in ids if i is not None], matrix[live].tobytes()
+        return list(ids), matrix.tobytes()
 
-        One query and one joined bytes object, so the caller can turn it into
-        a matrix with a single ``numpy.frombuffer``.
-        """
+    def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, bytes]]:
+        "memory id -> (model id, float32 vector bytes), for the ones that have one."
+        found: dict[str, tuple[str, bytes]] = {}
+        memory_ids = list(memory_ids)
+        by_model: dict[str, list] = {}
+        for start in range(0, len(memory_ids), 500):
+            chunk = memory_ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for memory_id, model_id, row, blob in self.db.execute(
+                f"select id, embedding_model, vector_row, embedding from memories "
+                f"where id in ({marks}) and embedding_model is not null", chunk):
+                if blob is not None:
+                    found[memory_id] = (model_id, blob)
+                elif row is not None:
+                    by_model.setdefault(model_id, []).append((memory_id, row))
+        from .vector_cache import gather
+
+        for model_id, pairs in by_model.items():
+            ids, matrix = gather(self, model_id, pairs)
+            found.update((i, (model_id, vector.tobytes())) for i, vector in zip(ids, matrix))
+        return found
+
+    def _column_vectors(self, model_id, conversation_id):
+        "(ids, joined blobs) from the embedding column (in-memory databases)."
         where, params = _scope_clause(conversation_id, include_global=True, recallable=True)
         where = (where + " and" if where else "where") + " embedding_model = ?"
         ids: list[str] = []
@@ -383,8 +444,9 @@ class MemoryStore:
         "(id, content) of memories with no vector from ``model_id``."
         return list(
             self.db.execute(
-                "select id, content from memories where (embedding is null "
-                "or embedding_model is not ?) order by seq",
+                "select id, content from memories where superseded_by is null and "
+                "(embedding_model is not ? or (embedding is null and vector_row is null)) "
+                "order by seq",
                 [model_id],
             )
         )
@@ -419,7 +481,7 @@ class MemoryStore:
             row["embedding_model"]: row["n"]
             for row in self.db.query(
                 "select embedding_model, count(*) as n from memories "
-                "where embedding is not null group by embedding_model"
+                "where embedding is not null or vector_row is not null group by embedding_model"
             )
         }
         conversations = list(
@@ -492,7 +554,8 @@ class MemoryStore:
         """
         added: list[Memory] = []
         skipped = 0
-        with self.transaction():
+        vectors: dict[str, list[tuple[str, bytes]]] = {}  # model id -> (memory id, blob)
+        with self._vector_transaction() as changes:
             next_seq = self._next_seq()
             for item in items:
                 content = item["content"].strip()
@@ -522,6 +585,9 @@ class MemoryStore:
                     "flag": item.get("flag"),
                     "checked_at": item.get("checked_at"),
                 }
+                blob = row["embedding"]
+                if changes is not None:
+                    row["embedding"] = None  # the vector file gets it, below
                 # Only a duplicate current fact is skipped; any other
                 # conflict (an id or seq clash) is an error, never a silent loss.
                 cursor = self.db.execute(
@@ -534,8 +600,12 @@ class MemoryStore:
                 if cursor.rowcount:
                     next_seq += 1
                     added.append(Memory.from_row(row))
+                    if changes is not None and blob is not None:
+                        vectors.setdefault(row["embedding_model"], []).append((row["id"], blob))
                 else:
                     skipped += 1
+            for model_id, pairs in vectors.items():
+                changes.append(model_id, pairs)
         return added, skipped
 
     def update(
@@ -557,7 +627,7 @@ class MemoryStore:
         content = content.strip()
         if not content:
             raise ValueError("A memory cannot be empty")
-        with self.transaction():
+        with self._vector_transaction() as changes:
             key = content_key(content, self.get(memory_id).project)
             clash = list(
                 self.db.execute(
@@ -568,6 +638,8 @@ class MemoryStore:
             )
             if clash:
                 raise ValueError(f"Memory {clash[0][0]} already says that")
+            if changes is not None:
+                changes.drop([memory_id])
             self.db.execute(
                 "update memories set content = ?, content_key = ?, updated_at = ?, "
                 "embedding = ?, embedding_model = ?, flag = ?, approved_at = null, "
@@ -583,6 +655,8 @@ class MemoryStore:
                     memory_id,
                 ],
             )
+            if changes is not None and embedding is not None:
+                changes.append(embedding_model, [(memory_id, embedding)])
         return self.get(memory_id)
 
     def approve(self, memory_id: str) -> Memory:
@@ -598,12 +672,21 @@ class MemoryStore:
     def set_embeddings(self, pairs: Iterable[tuple[str, bytes]], model_id: str) -> int:
         "Store vectors for existing memories, in one transaction."
         count = 0
-        with self.transaction():
+        pairs = list(pairs)
+        with self._vector_transaction() as changes:
+            if changes is not None:
+                changes.drop([memory_id for memory_id, _ in pairs])
+            stored = []
             for memory_id, blob in pairs:
-                count += self.db.execute(
+                hit = self.db.execute(
                     "update memories set embedding = ?, embedding_model = ? where id = ?",
                     [blob, model_id, memory_id],
                 ).rowcount
+                count += hit
+                if hit:
+                    stored.append((memory_id, blob))
+            if changes is not None:
+                changes.append(model_id, stored)
         return count
 
     def mark_used(self, memory_ids: Sequence[str], at: int | None = None) -> None:
@@ -622,7 +705,7 @@ class MemoryStore:
     def delete(self, memory_ids: Sequence[str]) -> int:
         """Delete these memories: all of them, or, if any id is unknown, none."""
         memory_ids = list(dict.fromkeys(memory_ids))
-        with self.transaction():
+        with self._vector_transaction() as changes:
             marks = ", ".join("?" for _ in memory_ids)
             found = {
                 row[0]
@@ -633,13 +716,20 @@ class MemoryStore:
             missing = [m for m in memory_ids if m not in found]
             if missing:
                 raise MemoryNotFound(", ".join(missing))
+            if changes is not None:
+                changes.drop(memory_ids)
             return self.db.execute(
                 f"delete from memories where id in ({marks})", memory_ids
             ).rowcount
 
     def forget(self, *, conversation_id: str | None = None, everything: bool = False) -> int:
         "Delete the memories of one conversation, or (everything=True) all of them."
-        with self.transaction():
+        with self._vector_transaction() as changes:
+            if changes is not None:
+                changes.drop([row[0] for row in self.db.execute(
+                    "select id from memories where vector_row is not null"
+                    + ("" if everything else " and conversation_id = ?"),
+                    [] if everything else [conversation_id])])
             if everything:
                 return self.db.execute("delete from memories").rowcount
             return self.db.execute(

@@ -1,19 +1,39 @@
-"""A contiguous copy of the stored vectors, so recall reads one file instead
-of one row per memory.
+"""The memory vectors: one flat float32 file per embedding model beside logs.db,
+mapped (``numpy.memmap``) rather than read, and the only copy of each vector.
 
-Reading 100,000 rows of blobs out of SQLite takes about 250 ms on a small
-machine, almost all of recall's time; reading the same matrix from one flat
-file takes a few milliseconds. The cache is derived data beside logs.db
-(``kinetaios-cache/``), safe to delete at any time:
+Recall multiplies every current vector by the query each turn, so how the
+matrix reaches numpy decides its speed: a mapped file costs no copy and no
+per-row work, which puts recall near the machine's memory-bandwidth floor
+(docs/performance.md). Keeping the vectors in logs.db as well would double
+the bytes on disk, so logs.db keeps only where each vector lives:
+``memories.vector_row`` (its row in the file) and ``memories.vector_crc``
+(a CRC-32 of its bytes). The folder ``kinetaios-vectors/`` is part of the
+memory store: back it up with logs.db, or use ``llm memories export
+--vectors``; without it, ``llm memories reindex`` embeds everything again.
 
-* new memories (seq above the cached maximum) are appended to it;
-* any other change to vectors (delete, edit, supersession, reindex) bumps a
-  trigger-maintained counter in logs.db, and the cache is rebuilt;
-* a cache whose files do not agree with its metadata is rebuilt too.
+Per model (and per database file) there are three files:
 
-It covers the current memories of one embedding model, of every
-conversation: the default recall scope. Conversation-scoped recall reads
-the rows directly.
+* ``<stem>-<generation>.f32``: the vectors, one row each, never moved in
+  normal operation: new vectors are appended; a deleted, edited or
+  superseded memory's row is zeroed (so it scores 0) and its id blanked;
+* ``<stem>-<generation>.ids``: the memory id of each row, fixed width, so
+  recall decodes only the ids of the rows it picks (a blank id: a dead row);
+* ``<stem>-<generation>.json``: row count, dead rows, dimension, and the
+  logs.db state (a trigger-maintained change counter and the highest seq)
+  the files reflect.
+
+Every change goes through :class:`VectorChanges`, which holds the folder's
+lock from before logs.db's write transaction until the files agree with it.
+When more than an eighth of the rows are dead the file is compacted into a
+new generation, switched atomically with the new ``vector_row`` values.
+
+A reader checks, cheaply, that the files still describe logs.db: the
+counters, the row count against the file size, and a CRC of a few random
+rows against ``vector_crc``. Ids that disagree (a change made behind the
+plugin's back) are rebuilt from logs.db, which needs no vector; vector rows
+whose bytes are damaged are dropped (their memories go back to needing
+``llm memories reindex``) and a warning is logged, so garbage is never
+ranked.
 """
 
 from __future__ import annotations
@@ -21,35 +41,143 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import logging
 import os
+import random
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+log = logging.getLogger("llm_kinetaios")
+
+VECTORS_DIRNAME = "kinetaios-vectors"
+OLD_CACHE_DIRNAME = "kinetaios-cache"  # the derived cache of earlier versions
+ID_WIDTH = 26  # a ULID; longer imported ids widen the ids file
+SAMPLED_ROWS = 8
+# Compact when dead rows exceed this share of the file (and this many).
+COMPACT_SHARE = 8
+COMPACT_MIN_DEAD = 256
 
 
-CACHE_DIRNAME = "kinetaios-cache"
+def vectors_dir(db_path) -> Path:
+    return Path(db_path).parent / VECTORS_DIRNAME
 
 
-def cache_dir(db_path) -> Path:
-    return Path(db_path).parent / CACHE_DIRNAME
+def _stem(db_path, model_id: str) -> str:
+    return hashlib.sha256(f"{Path(db_path).name}:{model_id}".encode()).hexdigest()[:16]
 
 
-def _paths(db_path, model_id: str) -> dict[str, Path]:
-    base = cache_dir(db_path)
-    stem = hashlib.sha256(f"{Path(db_path).name}:{model_id}".encode()).hexdigest()[:16]
-    return {
-        "dir": base,
-        "matrix": base / f"{stem}.f32",
-        "ids": base / f"{stem}.ids",
-        "meta": base / f"{stem}.json",
-        "lock": base / f"{stem}.lock",
-    }
+def crc(row_bytes) -> int:
+    return zlib.crc32(row_bytes)
+
+
+class RowIds(Sequence):
+    """The memory id of each matrix row (None for a dead row), decoded only
+    when asked for; ``array`` is the raw fixed-width bytes, for masks."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        value = self.array[index]
+        return value.decode("ascii") if value else None
+
+    def live_mask(self):
+        "A boolean array: True where the row holds a current memory."
+        return self.array != b""
+
+
+class VectorFile:
+    "The files of one model's vectors beside one database."
+
+    def __init__(self, db_path, model_id: str, generation: int):
+        self.dir = vectors_dir(db_path)
+        self.model_id = model_id
+        self.generation = generation
+        base = self.dir / f"{_stem(db_path, model_id)}-{generation}"
+        self.matrix_path = base.with_suffix(".f32")
+        self.ids_path = base.with_suffix(".ids")
+        self.meta_path = base.with_suffix(".json")
+
+    def read_meta(self) -> dict | None:
+        try:
+            meta = json.loads(self.meta_path.read_text())
+            rows, dim, width = meta["rows"], meta["dim"], meta["id_width"]
+            if rows and (self.matrix_path.stat().st_size < rows * dim * 4
+                         or self.ids_path.stat().st_size < rows * width):
+                return None
+            return meta
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def write_meta(self, meta: dict) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.meta_path.with_suffix(".jsontmp")
+        tmp.write_text(json.dumps(meta))
+        os.replace(tmp, self.meta_path)
+
+    def map(self, meta: dict):
+        "(RowIds, matrix) mapped read-only; no bytes are copied."
+        import numpy as np
+
+        rows, dim = meta["rows"], meta["dim"]
+        if rows <= meta.get("dead", 0):  # nothing live
+            return RowIds(np.zeros(0, dtype="S1")), np.zeros((0, dim or 0), dtype=np.float32)
+        matrix = np.memmap(self.matrix_path, dtype="<f4", mode="r", shape=(rows, dim))
+        ids = np.memmap(self.ids_path, dtype=f"S{meta['id_width']}", mode="r", shape=(rows,))
+        return RowIds(ids), matrix
+
+    def write_rows(self, start: int, blobs: Sequence[bytes], dim: int) -> None:
+        "Write vectors at row ``start`` onward, durably (they are the only copy)."
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.matrix_path, "r+b" if self.matrix_path.exists() else "w+b") as fp:
+            fp.truncate(start * dim * 4)  # drops rows a crashed writer left behind
+            fp.seek(start * dim * 4)
+            fp.write(b"".join(blobs))
+            fp.flush()
+            os.fsync(fp.fileno())
+
+    def write_ids(self, rows_and_ids, width: int) -> None:
+        with open(self.ids_path, "r+b" if self.ids_path.exists() else "w+b") as fp:
+            for row, memory_id in rows_and_ids:
+                fp.seek(row * width)
+                fp.write((memory_id or "").encode("ascii").ljust(width, b"\0"))
+
+    def zero_rows(self, rows: Sequence[int], dim: int) -> None:
+        "Overwrite dead rows: a forgotten memory leaves no vector behind."
+        if not rows or not self.matrix_path.exists():
+            return
+        zeros = bytes(dim * 4)
+        with open(self.matrix_path, "r+b") as fp:
+            for row in rows:
+                fp.seek(row * dim * 4)
+                fp.write(zeros)
+
+    def remove(self) -> None:
+        for path in (self.matrix_path, self.ids_path, self.meta_path):
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
 
 
 @contextmanager
-def _locked(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
+def folder_lock(db_path, exclusive: bool):
+    "The lock of a database's vector folder: shared to read, exclusive to change."
+    directory = vectors_dir(db_path)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{hashlib.sha256(Path(db_path).name.encode()).hexdigest()[:16]}.lock"
     with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         try:
             yield
         finally:
@@ -70,89 +198,336 @@ def _snapshot(store):
         conn.execute("commit")
 
 
-def _state(store) -> tuple[int, int]:
-    "(vector_mutations counter, max seq) as logs.db has them now."
-    mutations = store.db.execute(
-        "select value from _kinetaios_state where key = 'vector_mutations'"
-    ).fetchone()
+def _state(store, model_id: str) -> tuple[int, int, int]:
+    "(change counter, max seq, file generation of model_id) as logs.db has them now."
+    values = dict(store.db.execute(
+        "select key, value from _kinetaios_state where key in ('vector_mutations', ?)",
+        [f"vector_generation:{model_id}"],
+    ).fetchall())
     max_seq = store.db.execute("select coalesce(max(seq), 0) from memories").fetchone()[0]
-    return (mutations[0] if mutations else 0), max_seq
+    return (values.get("vector_mutations", 0), max_seq,
+            values.get(f"vector_generation:{model_id}", 0))
 
 
-def _rows(store, model_id: str, after_seq: int = 0):
+def _live_rows(store, model_id: str, after_seq: int = 0):
+    "(id, vector_row, vector_crc) of current memories with a vector in the file."
     return store.db.execute(
-        "select id, embedding from memories where embedding_model = ? and embedding is not null "
-        "and superseded_by is null and flag is null and seq > ? order by seq",
+        "select id, vector_row, vector_crc from memories where embedding_model = ? "
+        "and vector_row is not null and superseded_by is null and seq > ? order by vector_row",
         [model_id, after_seq],
     ).fetchall()
 
 
-def load_vectors(store, model_id: str, db_path):
-    """(ids, matrix) of every current memory embedded with ``model_id``.
+def _agrees(meta, state) -> bool:
+    return meta is not None and (meta["mutations"], meta["max_seq"]) == state[:2]
 
-    Uses and maintains the cache; falls back to reading the rows if the cache
-    folder cannot be written.
+
+def read_vectors(store, model_id: str):
+    """(ids, matrix) of every current memory embedded with ``model_id``:
+    the whole file mapped, dead rows included as zero rows with id None.
+
+    ``ids`` is a :class:`RowIds`; mask rows with ``ids.live_mask()`` or any
+    boolean array over ``ids.array``. Checks the files against logs.db first
+    (see the module docstring) and repairs them when they disagree.
     """
+    db_path = store.path
+    verify = False
+    with folder_lock(db_path, exclusive=False), _snapshot(store):
+        state = _state(store, model_id)
+        vector_file = VectorFile(db_path, model_id, state[2])
+        meta = vector_file.read_meta()
+        if _agrees(meta, state):
+            ids, matrix = vector_file.map(meta)
+            if _sample_ok(store, ids, matrix):
+                return ids, matrix
+            verify = True
+    # Stale or damaged: repair under the exclusive lock, in a write transaction.
+    with folder_lock(db_path, exclusive=True):
+        with store.transaction():
+            meta = sync(store, model_id, verify=verify)
+        return VectorFile(db_path, model_id, meta["generation"]).map(meta)
+
+
+def _sample_ok(store, ids: RowIds, matrix) -> bool:
+    "A few random live rows: their ids, rows and CRCs as logs.db has them."
+    rows = len(ids)
+    if not rows:
+        return True
+    picks = {random.randrange(rows) for _ in range(SAMPLED_ROWS)} | {rows - 1}
+    wanted = {ids[row]: row for row in picks if ids[row] is not None}
+    if not wanted:
+        return True
+    marks = ", ".join("?" for _ in wanted)
+    found = {memory_id: (row, checksum) for memory_id, row, checksum in store.db.execute(
+        f"select id, vector_row, vector_crc from memories where id in ({marks}) "
+        "and superseded_by is null", list(wanted))}
+    for memory_id, row in wanted.items():
+        if found.get(memory_id) != (row, crc(matrix[row].tobytes())):
+            return False
+    return True
+
+
+def sync(store, model_id: str, *, verify: bool = False) -> dict:
+    """Bring the files of ``model_id`` in line with logs.db and return their
+    meta; the caller holds the exclusive lock and a write transaction.
+
+    New rows since the files' state are caught up cheaply; any other
+    difference rebuilds the ids from logs.db (no vector is read from it).
+    With ``verify``, every live row's CRC is checked and damaged rows dropped.
+    """
+    state = _state(store, model_id)
+    vector_file = VectorFile(store.path, model_id, state[2])
+    meta = vector_file.read_meta()
+    if meta is not None and meta["mutations"] == state[0] and meta["max_seq"] <= state[1] and not verify:
+        live = _live_rows(store, model_id, after_seq=meta["max_seq"])
+        if all(len(i) <= meta["id_width"] for i, _, _ in live):
+            if live:
+                vector_file.write_ids([(row, i) for i, row, _ in live], meta["id_width"])
+                meta["rows"] = max(meta["rows"], live[-1][1] + 1)
+            meta.update(max_seq=state[1])
+            vector_file.write_meta(meta)
+            return meta
+    live = _live_rows(store, model_id)
+    dim = (meta or {}).get("dim") or _file_dim(store, model_id, vector_file, live)
+    width = max([ID_WIDTH, *(len(i) for i, _, _ in live)])
+    file_rows = vector_file.matrix_path.stat().st_size // (dim * 4) if (
+        dim and vector_file.matrix_path.exists()) else 0
+    missing = [(i, row) for i, row, _ in live if row >= file_rows]
+    damaged = list(missing)
+    rows = max([(meta or {}).get("rows", 0) if meta else 0, *(row + 1 for _, row, _ in live)])
+    rows = min(rows, file_rows) if file_rows else 0
+    if verify and live and file_rows:
+        import numpy as np
+
+        matrix = np.memmap(vector_file.matrix_path, dtype="<f4", mode="r", shape=(file_rows, dim))
+        damaged += [(i, row) for i, row, checksum in live
+                    if row < file_rows and crc(matrix[row].tobytes()) != checksum]
+        del matrix
+    if damaged:
+        log.warning("%d stored vectors of %s were missing or damaged and were dropped; "
+                    "run 'llm memories reindex'", len(damaged), model_id)
+        _forget_vectors(store, [i for i, _ in damaged])
+        vector_file.zero_rows([row for _, row in damaged if row < file_rows], dim)
+        bad = {i for i, _ in damaged}
+        live = [entry for entry in live if entry[0] not in bad]
+    if vector_file.ids_path.exists():
+        vector_file.ids_path.unlink()
+    vector_file.dir.mkdir(parents=True, exist_ok=True)
+    with open(vector_file.ids_path, "wb") as fp:
+        fp.truncate(rows * width)
+    vector_file.write_ids([(row, i) for i, row, _ in live], width)
+    state = _state(store, model_id)
+    meta = {"model": model_id, "generation": state[2], "dim": dim, "id_width": width,
+            "rows": rows, "dead": rows - len(live), "mutations": state[0], "max_seq": state[1]}
+    vector_file.write_meta(meta)
+    return meta
+
+
+def _file_dim(store, model_id, vector_file, live) -> int:
+    "The dimension of a file whose meta is lost: from its size and last row."
+    if not live or not vector_file.matrix_path.exists():
+        return 0
+    size = vector_file.matrix_path.stat().st_size
+    last = live[-1][1] + 1
+    return size // (4 * last) if size % (4 * last) == 0 else 0
+
+
+def _forget_vectors(store, memory_ids: Sequence[str]) -> None:
+    "Mark these memories as having no vector (so reindex embeds them again)."
+    for start in range(0, len(memory_ids), 500):
+        chunk = list(memory_ids[start:start + 500])
+        marks = ", ".join("?" for _ in chunk)
+        store.db.execute(
+            "update memories set vector_row = null, vector_crc = null, embedding_model = null "
+            f"where id in ({marks})", chunk)
+
+
+class VectorChanges:
+    """The vector side of one write transaction (``MemoryStore._vector_transaction``).
+
+    Appends are written (and fsynced) before logs.db commits, so a committed
+    ``vector_row`` always points at written bytes; dead rows are zeroed and
+    metas written after the commit, so a rollback never loses a vector.
+    """
+
+    def __init__(self, store):
+        self.store = store
+        self.metas: dict[str, dict] = {}
+        self.dead: dict[str, list[int]] = {}
+
+    def _meta(self, model_id: str) -> dict:
+        if model_id not in self.metas:
+            self.metas[model_id] = sync(self.store, model_id)
+        return self.metas[model_id]
+
+    def _file(self, meta) -> VectorFile:
+        return VectorFile(self.store.path, meta["model"], meta["generation"])
+
+    def append(self, model_id: str, pairs: Sequence[tuple[str, bytes]]) -> None:
+        "Store vectors for memories already inserted in this transaction."
+        if not pairs:
+            return
+        meta = self._meta(model_id)
+        dim = len(pairs[0][1]) // 4
+        if any(len(blob) != dim * 4 for _, blob in pairs):
+            raise ValueError("vectors of one model must have one dimension")
+        if meta["dim"] != dim:
+            if meta["rows"] - meta["dead"]:  # a model whose dimension changed: start over
+                live = [i for i, _, _ in _live_rows(self.store, model_id)]
+                self.drop(live)
+            self._new_generation(model_id, dim)
+            meta = self.metas[model_id]
+        width = max([meta["id_width"], *(len(i) for i, _ in pairs)])
+        if width != meta["id_width"]:
+            meta["id_width"] = width
+            self._rewrite_ids(meta)
+        start = meta["rows"]
+        vector_file = self._file(meta)
+        vector_file.write_rows(start, [blob for _, blob in pairs], dim)
+        vector_file.write_ids([(start + n, i) for n, (i, _) in enumerate(pairs)], width)
+        self.store.db.conn.executemany(
+            "update memories set vector_row = ?, vector_crc = ?, embedding = null, "
+            "embedding_model = ? where id = ?",
+            [(start + n, crc(blob), model_id, i) for n, (i, blob) in enumerate(pairs)],
+        )
+        meta["rows"] = start + len(pairs)
+
+    def drop(self, memory_ids: Sequence[str]) -> None:
+        "These memories' vectors die (delete, edit, supersession, re-embedding)."
+        memory_ids = list(memory_ids)
+        for start in range(0, len(memory_ids), 500):
+            chunk = memory_ids[start:start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            rows = self.store.db.execute(
+                f"select embedding_model, vector_row from memories where id in ({marks}) "
+                "and vector_row is not null", chunk).fetchall()
+            for model_id, row in rows:
+                self._meta(model_id)
+                self.dead.setdefault(model_id, []).append(row)
+            self.store.db.execute(
+                "update memories set vector_row = null, vector_crc = null "
+                f"where id in ({marks}) and vector_row is not null", chunk)
+
+    def _rewrite_ids(self, meta) -> None:
+        live = _live_rows(self.store, meta["model"])
+        vector_file = self._file(meta)
+        with open(vector_file.ids_path, "wb") as fp:
+            fp.truncate(meta["rows"] * meta["id_width"])
+        vector_file.write_ids([(row, i) for i, row, _ in live], meta["id_width"])
+
+    def _new_generation(self, model_id: str, dim: int) -> None:
+        old = self.metas.get(model_id)
+        generation = (old["generation"] + 1) if old else 1
+        self.store.db.execute(
+            "insert into _kinetaios_state (key, value) values (?, ?) "
+            "on conflict (key) do update set value = excluded.value",
+            [f"vector_generation:{model_id}", generation])
+        meta = {"model": model_id, "generation": generation, "dim": dim,
+                "id_width": ID_WIDTH, "rows": 0, "dead": 0}
+        self._file(meta).remove()
+        self.metas[model_id] = meta
+        self.dead.pop(model_id, None)
+        self._retired = getattr(self, "_retired", []) + ([old] if old else [])
+
+    def after_commit(self) -> None:
+        "Zero dead rows, write metas, retire old generations, compact if needed."
+        for meta in getattr(self, "_retired", []):
+            self._file(meta).remove()
+        state_by_model = {}
+        for model_id, meta in self.metas.items():
+            vector_file = self._file(meta)
+            dead = self.dead.get(model_id, [])
+            vector_file.zero_rows(dead, meta["dim"])
+            vector_file.write_ids([(row, None) for row in dead], meta["id_width"])
+            meta["dead"] = meta.get("dead", 0) + len(dead)
+            state = state_by_model[model_id] = _state(self.store, model_id)
+            meta.update(mutations=state[0], max_seq=state[1])
+            if meta["rows"] and not vector_file.ids_path.exists():
+                self._rewrite_ids(meta)
+            vector_file.write_meta(meta)
+        for model_id, meta in self.metas.items():
+            if meta["dead"] >= max(COMPACT_MIN_DEAD, meta["rows"] // COMPACT_SHARE):
+                compact(self.store, model_id)
+
+
+def compact(store, model_id: str) -> None:
+    """Copy the live rows into a new generation and switch to it in one
+    logs.db transaction; the caller holds the exclusive lock."""
     import numpy as np
 
-    from .embeddings import matrix_from_blob
-
-    paths = _paths(db_path, model_id)
-    try:
-        with _locked(paths["lock"]), _snapshot(store):
-            mutations, max_seq = _state(store)
-            meta = _read_meta(paths)
-            if meta is None or meta["mutations"] != mutations or meta["max_seq"] > max_seq:
-                rows = _rows(store, model_id)
-                _write(paths, rows, mutations, max_seq, append=False)
-            elif meta["max_seq"] < max_seq:
-                rows = _rows(store, model_id, after_seq=meta["max_seq"])
-                if rows and meta["dim"] and len(rows[0][1]) != meta["dim"] * 4:
-                    rows = _rows(store, model_id)  # a dimension change: start over
-                    _write(paths, rows, mutations, max_seq, append=False)
-                else:
-                    _write(paths, rows, mutations, max_seq, append=True, meta=meta)
-            meta = _read_meta(paths)
-            ids = paths["ids"].read_text().split("\n") if meta["count"] else []
-            if not meta["count"]:
-                return [], np.zeros((0, 0), dtype=np.float32)
-            matrix = np.fromfile(paths["matrix"], dtype="<f4").reshape(meta["count"], meta["dim"])
-            return ids, matrix
-    except OSError:
-        ids, blob = store.vectors(model_id)
-        return ids, matrix_from_blob(blob, len(ids))
-
-
-def _read_meta(paths) -> dict | None:
-    try:
-        meta = json.loads(paths["meta"].read_text())
-        count, dim = meta["count"], meta["dim"]
-        if paths["matrix"].stat().st_size != count * dim * 4:
-            return None
-        id_count = len(paths["ids"].read_text().split("\n")) if count else 0
-        if id_count != count:
-            return None
-        return meta
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    with store.transaction():
+        meta = sync(store, model_id)
+        live = _live_rows(store, model_id)
+        old = VectorFile(store.path, model_id, meta["generation"])
+        new_meta = {"model": model_id, "generation": meta["generation"] + 1, "dim": meta["dim"],
+                    "id_width": meta["id_width"], "rows": len(live), "dead": 0}
+        new = VectorFile(store.path, model_id, new_meta["generation"])
+        new.remove()
+        if live:
+            matrix = np.memmap(old.matrix_path, dtype="<f4", mode="r",
+                               shape=(meta["rows"], meta["dim"]))
+            rows = np.fromiter((row for _, row, _ in live), dtype=np.int64, count=len(live))
+            new.write_rows(0, [matrix[rows].tobytes()], meta["dim"])
+            del matrix
+        with open(new.ids_path, "wb") as fp:
+            fp.truncate(len(live) * new_meta["id_width"])
+        new.write_ids([(n, i) for n, (i, _, _) in enumerate(live)], new_meta["id_width"])
+        store.db.conn.executemany("update memories set vector_row = ? where id = ?",
+                                  [(n, i) for n, (i, _, _) in enumerate(live)])
+        store.db.execute(
+            "insert into _kinetaios_state (key, value) values (?, ?) "
+            "on conflict (key) do update set value = excluded.value",
+            [f"vector_generation:{model_id}", new_meta["generation"]])
+    state = _state(store, model_id)
+    new_meta.update(mutations=state[0], max_seq=state[1])
+    new.write_meta(new_meta)
+    old.remove()
 
 
-def _write(paths, rows, mutations, max_seq, *, append: bool, meta: dict | None = None) -> None:
-    paths["dir"].mkdir(parents=True, exist_ok=True)
-    dim = (len(rows[0][1]) // 4) if rows else (meta or {}).get("dim", 0)
-    count = ((meta or {}).get("count", 0) if append else 0) + len(rows)
-    if append:
-        if rows:
-            with open(paths["matrix"], "ab") as fp:
-                fp.write(b"".join(blob for _, blob in rows))
-            with open(paths["ids"], "a") as fp:
-                fp.write(("\n" if meta["count"] else "") + "\n".join(i for i, _ in rows))
-    else:
-        for key, data in (("matrix", b"".join(blob for _, blob in rows)),
-                          ("ids", "\n".join(i for i, _ in rows).encode())):
-            tmp = paths[key].with_suffix(".tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, paths[key])
-    tmp = paths["meta"].with_suffix(".jsontmp")
-    tmp.write_text(json.dumps({"count": count, "dim": dim, "mutations": mutations, "max_seq": max_seq}))
-    os.replace(tmp, paths["meta"])
+def gather(store, model_id: str, memory_ids_rows):
+    """(ids, matrix) of chosen memories, given (id, vector_row) pairs: a copy of
+    just those rows (conversation-scoped recall, exports)."""
+    import numpy as np
+
+    ids, matrix = read_vectors(store, model_id)
+    pairs = [(i, row) for i, row in memory_ids_rows if row is not None and row < len(ids)
+             and ids[row] == i]
+    if not pairs:
+        return [], np.zeros((0, matrix.shape[1] if matrix.ndim == 2 else 0), dtype=np.float32)
+    rows = np.fromiter((row for _, row in pairs), dtype=np.int64, count=len(pairs))
+    return [i for i, _ in pairs], np.asarray(matrix[rows])
+
+
+def move_column_vectors(store) -> None:
+    """Migration: move vectors out of the ``embedding`` column into the files
+    (current memories only; a superseded fact's vector is never read)."""
+    if not store.path:
+        return
+    with store.transaction():
+        store.db.execute(
+            "update memories set embedding = null, embedding_model = null "
+            "where superseded_by is not null and embedding is not null")
+    models = [row[0] for row in store.db.execute(
+        "select distinct embedding_model from memories where embedding is not null")]
+    with folder_lock(store.path, exclusive=True):
+        for model_id in models:
+            changes = VectorChanges(store)
+            with store.transaction():
+                rows = store.db.execute(
+                    "select id, embedding from memories where embedding_model = ? "
+                    "and embedding is not null order by seq", [model_id]).fetchall()
+                by_dim: dict[int, list] = {}
+                for memory_id, blob in rows:
+                    by_dim.setdefault(len(blob), []).append((memory_id, blob))
+                # One dimension per model: the most common one wins, the rest are re-embedded.
+                keep = max(by_dim, key=lambda d: len(by_dim[d]))
+                for size, pairs in by_dim.items():
+                    if size != keep:
+                        _forget_vectors(store, [i for i, _ in pairs])
+                changes.append(model_id, by_dim[keep])
+            changes.after_commit()
+    old = Path(store.path).parent / OLD_CACHE_DIRNAME
+    if old.is_dir():
+        import shutil
+
+        shutil.rmtree(old, ignore_errors=True)

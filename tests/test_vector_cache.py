@@ -1,20 +1,21 @@
-"""The vector cache always agrees with the rows of logs.db."""
+"""The vector files always agree with logs.db, hold each vector once, and
+notice damage."""
 
 import numpy as np
 
-from llm_kinetaios.embeddings import matrix_from_blob, to_blob
-from llm_kinetaios.vector_cache import cache_dir
-
-
-def direct(store, model="m"):
-    ids, blob = store.vectors(model)
-    return dict(zip(ids, matrix_from_blob(blob, len(ids)).tolist()))
+from llm_kinetaios import vector_cache
+from llm_kinetaios.embeddings import to_blob
+from llm_kinetaios.migrations import MIGRATIONS_TABLE, migrate
+from llm_kinetaios.store import MemoryStore
+from llm_kinetaios.vector_cache import vectors_dir
 
 
 def cached(store, model="m"):
     ids, matrix = store.current_vectors(model)
-    assert len(ids) == len(set(ids)) == len(matrix)
-    return dict(zip(ids, matrix.tolist()))
+    assert len(ids) == len(matrix)
+    live = {i: row.tolist() for i, row in zip(ids, matrix) if i is not None}
+    assert len(live) == sum(1 for i in ids if i is not None)  # no id twice
+    return live
 
 
 def vector(seed, dim=8):
@@ -22,47 +23,146 @@ def vector(seed, dim=8):
     return to_blob(v / np.linalg.norm(v))
 
 
+def as_list(blob):
+    return np.frombuffer(blob, dtype="<f4").tolist()
+
+
 def add(store, n, start=0, dim=8, model="m"):
     return [store.add(f"fact {i}", embedding=vector(i, dim), embedding_model=model)
             for i in range(start, start + n)]
 
 
-def test_cache_follows_inserts_deletes_edits_and_supersession(store):
+def files(store, suffix):
+    return [p for p in vectors_dir(store.path).iterdir() if p.suffix == suffix]
+
+
+def test_files_follow_inserts_deletes_edits_and_supersession(store):
     memories = add(store, 5)
-    assert cached(store) == direct(store) and len(cached(store)) == 5
-    add(store, 3, start=5)  # appended
-    assert cached(store) == direct(store) and len(cached(store)) == 8
+    expected = {m.id: as_list(vector(i)) for i, m in enumerate(memories)}
+    assert cached(store) == expected
+    more = add(store, 3, start=5)
+    expected.update({m.id: as_list(vector(5 + i)) for i, m in enumerate(more)})
+    assert cached(store) == expected
     store.delete([memories[0].id])
-    assert cached(store) == direct(store) and len(cached(store)) == 7
+    del expected[memories[0].id]
+    assert cached(store) == expected
     store.update(memories[1].id, "edited fact")  # vector cleared
-    assert memories[1].id not in cached(store)
+    del expected[memories[1].id]
+    assert cached(store) == expected
     store.supersede(memories[2].id, memories[3].id)
-    assert memories[2].id not in cached(store)
+    del expected[memories[2].id]
+    assert cached(store) == expected
     store.set_embeddings([(memories[1].id, vector(99))], "m")
-    assert cached(store) == direct(store) and len(cached(store)) == 6
+    expected[memories[1].id] = as_list(vector(99))
+    assert cached(store) == expected and len(expected) == 6
+    store.update(memories[4].id, "edited again", embedding=vector(77), embedding_model="m")
+    expected[memories[4].id] = as_list(vector(77))
+    assert cached(store) == expected
     assert cached(store, "other") == {}
+    ids, blob = store.vectors("m")
+    assert dict(zip(ids, np.frombuffer(blob, "<f4").reshape(len(ids), -1).tolist())) == expected
 
 
-def test_damaged_cache_files_are_rebuilt(store):
+def test_dead_rows_are_zeroed_so_a_forgotten_vector_leaves_no_copy(store):
+    memories = add(store, 3)
+    store.forget(everything=True)
+    ids, matrix = vector_cache.read_vectors(store, "m")
+    assert not len(ids) or not np.any(np.asarray(matrix))
+    (f32,) = files(store, ".f32")
+    assert not any(f32.read_bytes())
+    assert memories  # three were stored
+
+
+def test_each_vector_is_stored_once(store):
     add(store, 4)
+    assert store.db.execute("select count(*) from memories where embedding is not null").fetchone()[0] == 0
+    (f32,) = files(store, ".f32")
+    assert f32.stat().st_size == 4 * 8 * 4
+
+
+def test_normal_changes_never_rebuild_from_logs_db(store, monkeypatch):
+    memories = add(store, 6)
     cached(store)
-    for path in cache_dir(store.path).iterdir():
-        if path.suffix in (".f32", ".ids"):
-            path.write_bytes(b"garbage")
-    assert cached(store) == direct(store) and len(cached(store)) == 4
+    full_reads = []
+    original = vector_cache._live_rows
+    monkeypatch.setattr(vector_cache, "_live_rows", lambda s, m, after_seq=0: (
+        full_reads.append(after_seq) if after_seq == 0 else None) or original(s, m, after_seq))
+    add(store, 2, start=10)
+    cached(store)
+    store.delete([memories[0].id])
+    cached(store)
+    store.supersede(memories[1].id, memories[2].id)
+    store.update(memories[3].id, "changed", embedding=vector(50), embedding_model="m")
+    assert len(cached(store)) == 6
+    assert full_reads == []
 
 
-def test_a_dimension_change_rebuilds(store):
+def test_damaged_ids_are_rebuilt_from_logs_db(store):
+    memories = add(store, 4)
+    cached(store)
+    for path in files(store, ".ids"):
+        path.write_bytes(b"x" * path.stat().st_size)  # same size, garbage
+    assert cached(store) == {m.id: as_list(vector(i)) for i, m in enumerate(memories)}
+
+
+def test_vectors_overwritten_with_same_size_garbage_are_noticed(store, caplog):
+    add(store, 20)
+    cached(store)
+    (f32,) = files(store, ".f32")
+    size = f32.stat().st_size
+    f32.write_bytes(np.random.default_rng(1).standard_normal(size // 4).astype("<f4").tobytes())
+    assert cached(store) == {}  # garbage is never ranked
+    assert "damaged" in caplog.text
+    # The memories need embedding again, which reindex does.
+    assert len(store.missing_embeddings("m")) == 20
+
+
+def test_rows_a_crashed_writer_left_behind_are_overwritten(store):
+    add(store, 2)
+    (f32,) = files(store, ".f32")
+    with open(f32, "ab") as fp:
+        fp.write(b"\x01" * 32 * 3)  # appended, never committed
+    more = add(store, 1, start=5)
+    assert cached(store)[more[0].id] == as_list(vector(5))
+    assert f32.stat().st_size == 3 * 8 * 4
+
+
+def test_many_dead_rows_compact_the_file(store, monkeypatch):
+    monkeypatch.setattr(vector_cache, "COMPACT_MIN_DEAD", 4)
+    memories = add(store, 12)
+    store.delete([m.id for m in memories[:6]])
+    (f32,) = files(store, ".f32")
+    assert f32.stat().st_size == 6 * 8 * 4  # a new generation with the live rows
+    assert cached(store) == {m.id: as_list(vector(i)) for i, m in enumerate(memories) if i >= 6}
+    more = add(store, 1, start=40)
+    assert len(cached(store)) == 7 and more[0].id in cached(store)
+
+
+def test_a_dimension_change_starts_a_new_file(store):
     add(store, 2, dim=8)
     cached(store)
-    store.db.execute("delete from memories")  # bypasses nothing: triggers bump the counter
+    store.db.execute("delete from memories")  # behind the plugin's back: ids are rebuilt
+    store.db.conn.commit()
     add(store, 2, start=10, dim=16)
     ids, matrix = store.current_vectors("m")
     assert matrix.shape == (2, 16)
 
 
-def test_conversation_scope_reads_rows(store):
+def test_conversation_scope_reads_its_rows(store):
     store.add("a", conversation_id="c1", embedding=vector(1), embedding_model="m")
     store.add("b", conversation_id="c2", embedding=vector(2), embedding_model="m")
     ids, matrix = store.current_vectors("m", conversation_id="c1")
     assert len(ids) == 1 and matrix.shape == (1, 8)
+    assert matrix[0].tolist() == as_list(vector(1))
+
+
+def test_migration_moves_column_vectors_into_the_file(store):
+    store.add("plain fact")
+    store.db.execute("update memories set embedding = ?, embedding_model = 'm'", [vector(3)])
+    store.db.execute(f"delete from {MIGRATIONS_TABLE} where name = 'm012_vector_file'")
+    store.db.conn.commit()
+    migrate(store.db)
+    assert store.db.execute("select embedding from memories").fetchone()[0] is None
+    reopened = MemoryStore.open(store.path)
+    assert list(cached(reopened).values()) == [as_list(vector(3))]
+    reopened.close()
