@@ -629,24 +629,38 @@ def forget(latest, conversation_id, all_, yes, database, unused_for=None):
 @memories.command()
 @database_option
 @click.argument("path", type=click.Path(dir_okay=False, writable=True, allow_dash=True), required=False)
-def export(path, database):
+@click.option("--vectors", "with_vectors", is_flag=True,
+              help="Include each memory's embedding, so an import with the same model skips embedding")
+def export(path, database, with_vectors):
     """Export all memories as JSON, to PATH or standard output.
 
     The format is {"version": 1, "exportedAt": <epoch ms>, "memories": [...]},
-    which 'llm memories import' reads back.
+    which 'llm memories import' reads back. With --vectors each memory also
+    carries "embedding_model" and "vector" (base64 of little-endian float32).
 
     \b
-    Example:
+    Examples:
         llm memories export memories.json
+        llm memories export --vectors backup.json
     """
+    import base64
+
     from .store import now_ms
 
     with open_store(database, create=False) as store:
         rows = store.list()
+        vectors = store.vectors_of([m.id for m in rows]) if with_vectors else {}
+    items = []
+    for memory in reversed(rows):  # oldest first
+        item = memory_json(memory)
+        if memory.id in vectors:
+            model_id, blob = vectors[memory.id]
+            item |= {"embedding_model": model_id, "vector": base64.b64encode(blob).decode("ascii")}
+        items.append(item)
     document = {
         "version": EXPORT_VERSION,
         "exportedAt": now_ms(),
-        "memories": [memory_json(m) for m in reversed(rows)],  # oldest first
+        "memories": items,
     }
     text = json.dumps(document, indent=2, ensure_ascii=False)
     if path and path != "-":
@@ -698,6 +712,7 @@ def parse_import(raw: bytes, max_entries: int | None = None, max_chars: int | No
             "(see 'llm memories config max-import-entries')"
         )
     parsed = []
+    dims: dict[str, int] = {}  # embedding model -> vector length in bytes
     for index, item in enumerate(items):
         where = f"memories[{index}]"
         if isinstance(item, str):
@@ -730,6 +745,8 @@ def parse_import(raw: bytes, max_entries: int | None = None, max_chars: int | No
             if name == "project" and not value.strip():
                 continue  # "" is no project: a global memory
             record[name] = value
+        if item.get("vector") is not None:
+            record["vector"], record["embedding_model"] = _parse_vector(item, where, dims)
         parsed.append(record)
     return parsed
 
@@ -745,6 +762,29 @@ def _check_encodable(text: str, where: str) -> None:
         )
 
 
+def _parse_vector(item: dict, where: str, dims: dict[str, int]) -> tuple[bytes, str]:
+    "An exported vector: base64 float32, finite, one length per model."
+    import base64
+    import binascii
+
+    import numpy as np
+
+    model_id, text = item.get("embedding_model"), item["vector"]
+    if not isinstance(model_id, str) or not model_id:
+        raise ImportFileError(f"{where}.vector needs a string embedding_model")
+    if not isinstance(text, str):
+        raise ImportFileError(f"{where}.vector must be a base64 string")
+    try:
+        blob = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise ImportFileError(f"{where}.vector is not valid base64")
+    if not blob or len(blob) % 4 or dims.setdefault(model_id, len(blob)) != len(blob):
+        raise ImportFileError(f"{where}.vector has the wrong length for {model_id}")
+    if not np.all(np.isfinite(np.frombuffer(blob, dtype="<f4"))):
+        raise ImportFileError(f"{where}.vector contains a value that is not a finite number")
+    return blob, model_id
+
+
 @memories.command(name="import")
 @database_option
 @click.argument("path", type=click.File("rb"))
@@ -753,12 +793,15 @@ def import_(path, database):
 
     Reads the export format or a plain JSON list of strings. Memories whose
     content is already stored (compared case- and space-insensitively) are
-    skipped. The file is checked completely first: a bad file imports nothing.
+    skipped. Vectors in the file (export --vectors) are reused when they come
+    from the configured embedding model; other memories are embedded. The
+    file is checked completely first: a bad file imports nothing.
     Prints {"imported": N, "skipped": N}.
 
     \b
     Examples:
         llm memories import memories.json
+        llm memories export --vectors b.json && llm memories import b.json
         echo '["I use vim", "I live in Porto"]' | llm memories import -
     """
     from .store import content_key
@@ -781,7 +824,10 @@ def import_(path, database):
             if "id" in record:
                 seen_ids.add(record["id"])
             fresh.append(record)
-        vectors, model = embed_with_progress([r["content"] for r in fresh], label="Embedding memories")
+        vectors, model = _import_vectors(fresh)
+        for record in fresh:
+            record.pop("vector", None)
+            record.pop("embedding_model", None)
         report = write_memories(
             store, fresh, embedding_model=model if vectors is not None else None, vectors=vectors,
             max_chars=settings.max_memory_chars,
@@ -795,6 +841,35 @@ def import_(path, database):
             err=True,
         )
     click.echo(json.dumps({"imported": len(report.added), "skipped": len(records) - len(report.added)}))
+
+
+def _import_vectors(records: list[dict]):
+    """(vectors, model) for imported records: the file's own vectors where
+    they come from the configured model, the rest embedded."""
+    import numpy as np
+
+    from .embeddings import resolve_embedding_model
+
+    model = resolve_embedding_model(load_settings())
+    if model is None:
+        return None, None
+    todo = [n for n, r in enumerate(records) if r.get("embedding_model") != model.model_id]
+    vectors: list = [None] * len(records)
+    if todo:
+        embedded, model = embed_with_progress([records[n]["content"] for n in todo],
+                                              label="Embedding memories")
+        if embedded is None:
+            return None, None
+        for n, vector in zip(todo, embedded):
+            vectors[n] = vector
+    for n, record in enumerate(records):
+        if vectors[n] is None:
+            vectors[n] = np.frombuffer(record["vector"], dtype="<f4")
+    if len({len(v) for v in vectors}) > 1:
+        raise click.ClickException(
+            f"The file's vectors do not have {model.model_id}'s dimension; "
+            "import without them (remove the \"vector\" fields)")
+    return vectors, model
 
 
 def _id_taken(store: MemoryStore, memory_id: str) -> bool:

@@ -291,3 +291,50 @@ def test_log_and_process(runner, store, fake, monkeypatch):
 def test_every_command_has_help_with_an_example(runner, command):
     output = run(runner, command, "--help").output
     assert "Example" in output
+
+
+def test_export_with_vectors_restores_without_embedding(runner, store, tmp_path, monkeypatch):
+    run(runner, "add", "User lives in Porto")
+    run(runner, "add", "User likes green tea")
+    before = dict(zip(*store.vectors("fake-embed")))
+    assert len(before) == 2
+    path = tmp_path / "backup.json"
+    run(runner, "export", "--vectors", str(path))
+    document = json.loads(path.read_text())
+    assert {m["embedding_model"] for m in document["memories"]} == {"fake-embed"}
+    store.forget(everything=True)
+    import kinetaios_fakes
+
+    embedded = []
+    original = kinetaios_fakes.FakeEmbed.embed_batch
+    monkeypatch.setattr(kinetaios_fakes.FakeEmbed, "embed_batch",
+                        lambda self, items: embedded.extend(items) or original(self, items))
+    assert json.loads(run(runner, "import", str(path)).output) == {"imported": 2, "skipped": 0}
+    assert embedded == []  # the file's vectors were reused
+    assert dict(zip(*store.vectors("fake-embed"))) == before
+
+
+def test_import_embeds_vectors_of_another_model(runner, store, tmp_path):
+    import base64
+
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"version": 1, "memories": [
+        {"content": "User likes tea", "embedding_model": "other-model",
+         "vector": base64.b64encode(b"\0\0\x80?" * 3).decode()}]}))
+    assert json.loads(run(runner, "import", str(path)).output) == {"imported": 1, "skipped": 0}
+    ids, blob = store.vectors("fake-embed")
+    assert len(ids) == 1 and len(blob) == 1024 * 4
+
+
+@pytest.mark.parametrize("vector, message", [
+    ("not base64!", "not valid base64"),
+    ("AAAA" + "AAA=", "wrong length"),
+    ("AADAfw==", "not a finite number"),  # NaN
+])
+def test_import_rejects_bad_vectors_and_imports_nothing(runner, store, tmp_path, vector, message):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"version": 1, "memories": [
+        {"content": "User likes tea", "embedding_model": "m", "vector": vector}]}))
+    result = run(runner, "import", str(path), code=1)
+    assert message in result.output
+    assert store.count() == 0
