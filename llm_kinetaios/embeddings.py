@@ -81,6 +81,9 @@ class MultilingualE5Small(llm.EmbeddingModel):
     def embed_query(self, text: str) -> "np.ndarray":
         return self._model().query(text)
 
+    def embed_queries(self, texts: Sequence[str]) -> "np.ndarray":
+        return self._model().query(list(texts))
+
 
 def get_embedding_model(model_id: str):
     "The llm embedding model with this id or alias (llm.UnknownModelError if none)."
@@ -128,6 +131,36 @@ def embed_query(model, text: str) -> "np.ndarray":
     if hasattr(model, "embed_query"):
         return _normalise(model.embed_query(text))[0]
     return _normalise(np.array(model.embed(text), dtype=np.float32))[0]
+
+
+def embed_queries(model, texts: Sequence[str]) -> "np.ndarray":
+    "Unit-length query vectors for several texts, in one batch where the model can."
+    import numpy as np
+
+    texts = list(texts)
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    if hasattr(model, "embed_queries"):
+        return _normalise(model.embed_queries(texts))
+    return np.stack([embed_query(model, text) for text in texts])
+
+
+class PrecomputedQueries:
+    """An embedding model whose query vectors for known texts were computed
+    beforehand in one batch (the worker's batch of jobs); anything else is
+    passed through to the model."""
+
+    def __init__(self, model, texts: Sequence[str]):
+        texts = list(dict.fromkeys(t for t in texts if t.strip()))
+        self._model = model
+        self._vectors = dict(zip(texts, embed_queries(model, texts))) if texts else {}
+
+    def embed_query(self, text: str) -> "np.ndarray":
+        vector = self._vectors.get(text)
+        return vector if vector is not None else embed_query(self._model, text)
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)
 
 
 def to_blob(vector: "np.ndarray") -> bytes:

@@ -952,6 +952,15 @@ class MemoryStore:
             conn.execute("rollback")
             raise
 
+    def runnable_jobs(self, limit: int, *, sole_worker: bool = False) -> list[Job]:
+        "The next jobs a worker would take, oldest first, without claiming them."
+        jobs = []
+        for job_id, kind, payload, attempts in self._runnable_jobs(sole_worker):
+            jobs.append(Job(job_id, kind, json.loads(payload), attempts))
+            if len(jobs) >= limit:
+                break
+        return jobs
+
     def runnable_job_count(self) -> int:
         "How many jobs a worker could take now."
         return sum(1 for _ in self._runnable_jobs())

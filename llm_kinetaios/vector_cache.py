@@ -211,9 +211,13 @@ def _state(store, model_id: str) -> tuple[int, int, int]:
 
 def _live_rows(store, model_id: str, after_seq: int = 0):
     "(id, vector_row, vector_crc) of current memories with a vector in the file."
+    # After a seq, the unary + keeps SQLite on the seq index: a catch-up reads
+    # only the new rows, not every row of the model.
+    plus = "+" if after_seq else ""
     return store.db.execute(
-        "select id, vector_row, vector_crc from memories where embedding_model = ? "
-        "and vector_row is not null and superseded_by is null and seq > ? order by vector_row",
+        f"select id, vector_row, vector_crc from memories where {plus}embedding_model = ? "
+        f"and vector_row is not null and {plus}superseded_by is null and seq > ? "
+        "order by vector_row",
         [model_id, after_seq],
     ).fetchall()
 
@@ -258,9 +262,11 @@ def _sample_ok(store, ids: RowIds, matrix) -> bool:
     if not wanted:
         return True
     marks = ", ".join("?" for _ in wanted)
-    found = {memory_id: (row, checksum) for memory_id, row, checksum in store.db.execute(
-        f"select id, vector_row, vector_crc from memories where id in ({marks}) "
-        "and superseded_by is null", list(wanted))}
+    # By primary key only: with "superseded_by is null" in the WHERE clause
+    # SQLite prefers a partial index and scans every current memory.
+    found = {memory_id: (row, checksum) for memory_id, row, checksum, superseded in store.db.execute(
+        f"select id, vector_row, vector_crc, superseded_by from memories where id in ({marks})",
+        list(wanted)) if superseded is None}
     for memory_id, row in wanted.items():
         if found.get(memory_id) != (row, crc(matrix[row].tobytes())):
             return False
@@ -369,8 +375,8 @@ class VectorChanges:
             return
         meta = self._meta(model_id)
         dim = len(pairs[0][1]) // 4
-        if any(len(blob) != dim * 4 for _, blob in pairs):
-            raise ValueError("vectors of one model must have one dimension")
+        if not dim or any(len(blob) != dim * 4 for _, blob in pairs):
+            raise ValueError("vectors of one model must have one non-zero dimension")
         if meta["dim"] != dim:
             if meta["rows"] - meta["dead"]:  # a model whose dimension changed: start over
                 live = [i for i, _, _ in _live_rows(self.store, model_id)]

@@ -112,14 +112,58 @@ def run_queue(store: MemoryStore | None = None, settings: Settings | None = None
             with worker_lock() as acquired:
                 if not acquired:
                     return processed
-                while (job := store.claim_job(sole_worker=True)) is not None:
-                    process_job(store, job, settings)
-                    processed += 1
+                while upcoming := store.runnable_jobs(BATCH_JOBS, sole_worker=True):
+                    batch = prepare_batch(settings, upcoming)
+                    # Claimed one at a time, as each starts: a killed worker
+                    # costs an attempt only of the job it was running.
+                    for _ in upcoming:
+                        job = store.claim_job(sole_worker=True)
+                        if job is None:
+                            break
+                        process_job(store, job, settings, batch)
+                        processed += 1
             if not store.runnable_job_count():
                 return processed
     finally:
         if own_store:
             store.close()
+
+
+# Jobs run as one batch: what they share (the models, the query vectors,
+# embedded in one call) is loaded once per batch.
+BATCH_JOBS = 16
+
+
+class JobBatch:
+    """What the jobs of one batch share: the embedding model (answering the
+    recall queries of every extraction job from one batched call) and the
+    chat models, each looked up once."""
+
+    def __init__(self, settings: Settings, jobs: list[Job]):
+        from .embeddings import PrecomputedQueries, resolve_embedding_model
+
+        self._models: dict[str, object] = {}
+        self.embedding_model = resolve_embedding_model(settings)
+        if self.embedding_model is not None:
+            queries = [job.payload.get("user", "") for job in jobs if job.kind == "extract"]
+            try:
+                self.embedding_model = PrecomputedQueries(self.embedding_model, queries)
+            except Exception:
+                log.exception("batched query embedding failed; embedding per job")
+
+    def model(self, model_id: str):
+        if model_id not in self._models:
+            self._models[model_id] = llm.get_model(model_id)
+        return self._models[model_id]
+
+
+def prepare_batch(settings: Settings, jobs: list[Job]) -> JobBatch | None:
+    "A JobBatch for these jobs, or None (each job then loads what it needs)."
+    try:
+        return JobBatch(settings, jobs)
+    except Exception:
+        log.exception("could not prepare a batch of jobs; running them one by one")
+        return None
 
 
 class _JobTimeout(Exception):
@@ -151,7 +195,8 @@ def _time_limit(seconds: int):
 _PERMANENT = (ExtractionError, llm.UnknownModelError, llm.NeedsKeyException, ValueError)
 
 
-def process_job(store: MemoryStore, job: Job, settings: Settings) -> None:
+def process_job(store: MemoryStore, job: Job, settings: Settings,
+                batch: JobBatch | None = None) -> None:
     "Run one job and record its outcome; never raises (but for KeyboardInterrupt)."
     started = time.monotonic()
     try:
@@ -159,7 +204,7 @@ def process_job(store: MemoryStore, job: Job, settings: Settings) -> None:
         if runner is None:
             raise ValueError(f"unknown job kind {job.kind!r}")
         with _time_limit(JOB_TIMEOUT_SECONDS):
-            result = runner(store, job.payload, settings)
+            result = runner(store, job.payload, settings, batch)
     except Exception as ex:
         retry = not isinstance(ex, _PERMANENT) and job.attempts < MAX_JOB_ATTEMPTS
         message = f"{type(ex).__name__}: {ex}"
@@ -177,7 +222,8 @@ def process_job(store: MemoryStore, job: Job, settings: Settings) -> None:
     log.info("job %s: %s", job.id, result)
 
 
-def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dict:
+def run_extraction(store: MemoryStore, payload: dict, settings: Settings,
+                   batch: JobBatch | None = None) -> dict:
     """Extract facts from one turn and send them through the write path."""
     from .embeddings import resolve_embedding_model
     from .recall import recall
@@ -186,9 +232,9 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings) -> dic
 
     model_id = settings.extraction_model or payload["model_id"]
     project = payload.get("project")  # where the turn ran; None: global facts only
-    model = llm.get_model(model_id)
+    model = batch.model(model_id) if batch else llm.get_model(model_id)
     user_text = payload.get("user", "")
-    embedding_model = resolve_embedding_model(settings)
+    embedding_model = batch.embedding_model if batch else resolve_embedding_model(settings)
     # Related facts already stored, so the model does not restate them.
     known = recall(
         store, user_text, Settings(**{**settings.to_dict(), "recall_limit": 10,
@@ -231,13 +277,14 @@ HISTORY_BATCH = 200
 HISTORY_TEXT_CHARS = 2000
 
 
-def index_history(store: MemoryStore, payload: dict, settings: Settings) -> dict:
+def index_history(store: MemoryStore, payload: dict, settings: Settings,
+                  batch: JobBatch | None = None) -> dict:
     """Embed logged conversation turns that have no vector yet, newest first,
     so recall_memory can search history by meaning as well as by keywords."""
     from .embeddings import embed_passages, resolve_embedding_model, to_blob
     from .store import now_ms
 
-    model = resolve_embedding_model(settings)
+    model = batch.embedding_model if batch else resolve_embedding_model(settings)
     if model is None or not store.db["turn_search"].exists():
         return {"embedded": 0}
     rows = store.db.execute(

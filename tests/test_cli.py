@@ -307,8 +307,12 @@ def test_export_with_vectors_restores_without_embedding(runner, store, tmp_path,
 
     embedded = []
     original = kinetaios_fakes.FakeEmbed.embed_batch
-    monkeypatch.setattr(kinetaios_fakes.FakeEmbed, "embed_batch",
-                        lambda self, items: embedded.extend(items) or original(self, items))
+    def embed_batch(self, items):
+        items = list(items)
+        embedded.extend(items)
+        return original(self, items)
+
+    monkeypatch.setattr(kinetaios_fakes.FakeEmbed, "embed_batch", embed_batch)
     assert json.loads(run(runner, "import", str(path)).output) == {"imported": 2, "skipped": 0}
     assert embedded == []  # the file's vectors were reused
     assert dict(zip(*store.vectors("fake-embed"))) == before

@@ -166,3 +166,14 @@ def test_migration_moves_column_vectors_into_the_file(store):
     reopened = MemoryStore.open(store.path)
     assert list(cached(reopened).values()) == [as_list(vector(3))]
     reopened.close()
+
+
+def test_an_empty_or_mismatched_vector_is_refused_and_nothing_is_stored(store):
+    import pytest
+
+    with pytest.raises(ValueError):
+        store.add_many([dict(content="a", embedding=vector(1), embedding_model="m"),
+                        dict(content="b", embedding=vector(2, dim=4), embedding_model="m")])
+    with pytest.raises(ValueError):
+        store.add("c", embedding=b"", embedding_model="m")
+    assert store.count() == 0 and cached(store) == {}
