@@ -39,6 +39,7 @@ ranked.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import logging
@@ -67,6 +68,12 @@ def vectors_dir(db_path) -> Path:
     return Path(db_path).parent / VECTORS_DIRNAME
 
 
+@functools.lru_cache(maxsize=64)
+def _lock_path(db_path) -> Path:
+    return vectors_dir(db_path) / f"{hashlib.sha256(Path(db_path).name.encode()).hexdigest()[:16]}.lock"
+
+
+@functools.lru_cache(maxsize=64)
 def _stem(db_path, model_id: str) -> str:
     return hashlib.sha256(f"{Path(db_path).name}:{model_id}".encode()).hexdigest()[:16]
 
@@ -94,6 +101,9 @@ class RowIds(Sequence):
     def live_mask(self):
         "A boolean array: True where the row holds a current memory."
         return self.array != b""
+
+
+_MAPS: dict[tuple, tuple] = {}
 
 
 class VectorFile:
@@ -126,15 +136,21 @@ class VectorFile:
         os.replace(tmp, self.meta_path)
 
     def map(self, meta: dict):
-        "(RowIds, matrix) mapped read-only; no bytes are copied."
+        """(RowIds, matrix) mapped read-only; no bytes are copied. The maps
+        are kept for the process: rows changed in place show through them."""
         import numpy as np
 
         rows, dim = meta["rows"], meta["dim"]
         if rows <= meta.get("dead", 0):  # nothing live
             return RowIds(np.zeros(0, dtype="S1")), np.zeros((0, dim or 0), dtype=np.float32)
-        matrix = np.memmap(self.matrix_path, dtype="<f4", mode="r", shape=(rows, dim))
-        ids = np.memmap(self.ids_path, dtype=f"S{meta['id_width']}", mode="r", shape=(rows,))
-        return RowIds(ids), matrix
+        key = (str(self.matrix_path), os.stat(self.matrix_path).st_ino,
+               os.stat(self.ids_path).st_ino, rows, dim, meta["id_width"])
+        if key not in _MAPS:
+            _MAPS.clear()  # one model's current files at a time
+            matrix = np.memmap(self.matrix_path, dtype="<f4", mode="r", shape=(rows, dim))
+            ids = np.memmap(self.ids_path, dtype=f"S{meta['id_width']}", mode="r", shape=(rows,))
+            _MAPS[key] = (RowIds(ids), matrix)
+        return _MAPS[key]
 
     def write_rows(self, start: int, blobs: Sequence[bytes], dim: int) -> None:
         "Write vectors at row ``start`` onward, durably (they are the only copy)."
@@ -146,8 +162,19 @@ class VectorFile:
             fp.flush()
             os.fsync(fp.fileno())
 
-    def write_ids(self, rows_and_ids, width: int) -> None:
-        with open(self.ids_path, "r+b" if self.ids_path.exists() else "w+b") as fp:
+    def replace_ids(self, rows: int, rows_and_ids, width: int) -> None:
+        """A new ids file (a new inode: a reader's map of the old one is never
+        truncated under it, which would crash it with SIGBUS)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.ids_path.with_suffix(".idstmp")
+        with open(tmp, "wb") as fp:
+            fp.truncate(rows * width)
+        VectorFile.write_ids(self, rows_and_ids, width, path=tmp)
+        os.replace(tmp, self.ids_path)
+
+    def write_ids(self, rows_and_ids, width: int, path: Path | None = None) -> None:
+        path = path or self.ids_path
+        with open(path, "r+b" if path.exists() else "w+b") as fp:
             for row, memory_id in rows_and_ids:
                 fp.seek(row * width)
                 fp.write((memory_id or "").encode("ascii").ljust(width, b"\0"))
@@ -173,10 +200,13 @@ class VectorFile:
 @contextmanager
 def folder_lock(db_path, exclusive: bool):
     "The lock of a database's vector folder: shared to read, exclusive to change."
-    directory = vectors_dir(db_path)
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{hashlib.sha256(Path(db_path).name.encode()).hexdigest()[:16]}.lock"
-    with open(path, "a") as handle:
+    path = _lock_path(db_path)
+    try:
+        handle = open(path, "a")
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a")
+    with handle:
         fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         try:
             yield
@@ -200,13 +230,12 @@ def _snapshot(store):
 
 def _state(store, model_id: str) -> tuple[int, int, int]:
     "(change counter, max seq, file generation of model_id) as logs.db has them now."
-    values = dict(store.db.execute(
-        "select key, value from _kinetaios_state where key in ('vector_mutations', ?)",
+    return store.db.execute(
+        "select (select coalesce(max(value), 0) from _kinetaios_state where key = 'vector_mutations'), "
+        "(select coalesce(max(seq), 0) from memories), "
+        "(select coalesce(max(value), 0) from _kinetaios_state where key = ?)",
         [f"vector_generation:{model_id}"],
-    ).fetchall())
-    max_seq = store.db.execute("select coalesce(max(seq), 0) from memories").fetchone()[0]
-    return (values.get("vector_mutations", 0), max_seq,
-            values.get(f"vector_generation:{model_id}", 0))
+    ).fetchone()
 
 
 def _live_rows(store, model_id: str, after_seq: int = 0):
@@ -316,12 +345,7 @@ def sync(store, model_id: str, *, verify: bool = False) -> dict:
         vector_file.zero_rows([row for _, row in damaged if row < file_rows], dim)
         bad = {i for i, _ in damaged}
         live = [entry for entry in live if entry[0] not in bad]
-    if vector_file.ids_path.exists():
-        vector_file.ids_path.unlink()
-    vector_file.dir.mkdir(parents=True, exist_ok=True)
-    with open(vector_file.ids_path, "wb") as fp:
-        fp.truncate(rows * width)
-    vector_file.write_ids([(row, i) for i, row, _ in live], width)
+    vector_file.replace_ids(rows, [(row, i) for i, row, _ in live], width)
     state = _state(store, model_id)
     meta = {"model": model_id, "generation": state[2], "dim": dim, "id_width": width,
             "rows": rows, "dead": rows - len(live), "mutations": state[0], "max_seq": state[1]}
@@ -416,10 +440,8 @@ class VectorChanges:
 
     def _rewrite_ids(self, meta) -> None:
         live = _live_rows(self.store, meta["model"])
-        vector_file = self._file(meta)
-        with open(vector_file.ids_path, "wb") as fp:
-            fp.truncate(meta["rows"] * meta["id_width"])
-        vector_file.write_ids([(row, i) for i, row, _ in live], meta["id_width"])
+        self._file(meta).replace_ids(meta["rows"], [(row, i) for i, row, _ in live],
+                                     meta["id_width"])
 
     def _new_generation(self, model_id: str, dim: int) -> None:
         old = self.metas.get(model_id)
@@ -475,9 +497,8 @@ def compact(store, model_id: str) -> None:
             rows = np.fromiter((row for _, row, _ in live), dtype=np.int64, count=len(live))
             new.write_rows(0, [matrix[rows].tobytes()], meta["dim"])
             del matrix
-        with open(new.ids_path, "wb") as fp:
-            fp.truncate(len(live) * new_meta["id_width"])
-        new.write_ids([(n, i) for n, (i, _, _) in enumerate(live)], new_meta["id_width"])
+        new.replace_ids(len(live), [(n, i) for n, (i, _, _) in enumerate(live)],
+                        new_meta["id_width"])
         store.db.conn.executemany("update memories set vector_row = ? where id = ?",
                                   [(n, i) for n, (i, _, _) in enumerate(live)])
         store.db.execute(
