@@ -153,14 +153,18 @@ class VectorFile:
         return _MAPS[key]
 
     def write_rows(self, start: int, blobs: Sequence[bytes], dim: int) -> None:
-        "Write vectors at row ``start`` onward, durably (they are the only copy)."
+        """Write vectors at row ``start`` onward, before logs.db commits.
+
+        Not fsynced: that cost the worker 30 ms a job on a busy disk. A power
+        cut can then lose the newest rows after logs.db has them, which the
+        reader's check (it always samples the newest row) notices: the lost
+        vectors are dropped and ``llm memories reindex`` embeds their text again.
+        """
         self.dir.mkdir(parents=True, exist_ok=True)
         with open(self.matrix_path, "r+b" if self.matrix_path.exists() else "w+b") as fp:
             fp.truncate(start * dim * 4)  # drops rows a crashed writer left behind
             fp.seek(start * dim * 4)
             fp.write(b"".join(blobs))
-            fp.flush()
-            os.fsync(fp.fileno())
 
     def replace_ids(self, rows: int, rows_and_ids, width: int) -> None:
         """A new ids file (a new inode: a reader's map of the old one is never
@@ -255,6 +259,31 @@ def _agrees(meta, state) -> bool:
     return meta is not None and (meta["mutations"], meta["max_seq"]) == state[:2]
 
 
+_BLAS_LIMITED = False
+
+
+def one_blas_thread() -> None:
+    """Run BLAS on one thread in this process, from the first vector read on.
+
+    Recall's matrix-vector product is bound by memory bandwidth, which one
+    core already saturates; a second BLAS thread adds nothing when the
+    machine is idle and, when the other core is busy, the product waits for
+    the descheduled thread (10k memories: 17.5 ms with two threads, 8.8 ms
+    with one; docs/performance.md). numpy cannot change its BLAS threads
+    once loaded, and threadpoolctl is the maintained way to do it.
+    """
+    global _BLAS_LIMITED
+    if _BLAS_LIMITED:
+        return
+    _BLAS_LIMITED = True
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1, user_api="blas")
+    except Exception:  # missing or unsupported: the default threads still work
+        log.debug("could not limit BLAS threads", exc_info=True)
+
+
 def read_vectors(store, model_id: str):
     """(ids, matrix) of every current memory embedded with ``model_id``:
     the whole file mapped, dead rows included as zero rows with id None.
@@ -263,6 +292,7 @@ def read_vectors(store, model_id: str):
     boolean array over ``ids.array``. Checks the files against logs.db first
     (see the module docstring) and repairs them when they disagree.
     """
+    one_blas_thread()
     db_path = store.path
     verify = False
     with folder_lock(db_path, exclusive=False), _snapshot(store):
@@ -375,8 +405,8 @@ def _forget_vectors(store, memory_ids: Sequence[str]) -> None:
 class VectorChanges:
     """The vector side of one write transaction (``MemoryStore._vector_transaction``).
 
-    Appends are written (and fsynced) before logs.db commits, so a committed
-    ``vector_row`` always points at written bytes; dead rows are zeroed and
+    Appends are written before logs.db commits, so a committed ``vector_row``
+    points at written bytes (short of a power cut; see ``write_rows``); dead rows are zeroed and
     metas written after the commit, so a rollback never loses a vector.
     """
 
