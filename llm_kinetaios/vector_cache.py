@@ -260,10 +260,14 @@ def _agrees(meta, state) -> bool:
 
 
 _BLAS_LIMITED = False
+# Below this many rows the product takes well under a millisecond on any
+# thread count, and a process is spared threadpoolctl's ~9 ms set-up.
+BLAS_LIMIT_ROWS = 4096
 
 
 def one_blas_thread() -> None:
-    """Run BLAS on one thread in this process, from the first vector read on.
+    """Run BLAS on one thread in this process, from the first read of a
+    file of at least BLAS_LIMIT_ROWS vectors on.
 
     Recall's matrix-vector product is bound by memory bandwidth, which one
     core already saturates; a second BLAS thread adds nothing when the
@@ -292,7 +296,6 @@ def read_vectors(store, model_id: str):
     boolean array over ``ids.array``. Checks the files against logs.db first
     (see the module docstring) and repairs them when they disagree.
     """
-    one_blas_thread()
     db_path = store.path
     verify = False
     with folder_lock(db_path, exclusive=False), _snapshot(store):
@@ -300,6 +303,8 @@ def read_vectors(store, model_id: str):
         vector_file = VectorFile(db_path, model_id, state[2])
         meta = vector_file.read_meta()
         if _agrees(meta, state):
+            if meta["rows"] >= BLAS_LIMIT_ROWS:
+                one_blas_thread()
             ids, matrix = vector_file.map(meta)
             if _sample_ok(store, ids, matrix):
                 return ids, matrix

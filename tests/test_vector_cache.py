@@ -177,3 +177,15 @@ def test_an_empty_or_mismatched_vector_is_refused_and_nothing_is_stored(store):
     with pytest.raises(ValueError):
         store.add("c", embedding=b"", embedding_model="m")
     assert store.count() == 0 and cached(store) == {}
+
+
+def test_reading_a_large_file_limits_blas_to_one_thread(store, monkeypatch):
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    monkeypatch.setattr(vector_cache, "BLAS_LIMIT_ROWS", 2)
+    monkeypatch.setattr(vector_cache, "_BLAS_LIMITED", False)
+    add(store, 3)
+    with threadpool_limits(2, user_api="blas"):  # restored afterwards
+        cached(store)
+        cached(store)
+        assert {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"} == {1}
