@@ -107,6 +107,11 @@ def run_queue(store: MemoryStore | None = None, settings: Settings | None = None
     store = store or MemoryStore.open()
     settings = settings or load_settings()
     processed = 0
+    # WAL with synchronous=NORMAL syncs at checkpoints, not at each of a job's
+    # commits: still safe if the process dies, and a power cut can only roll
+    # back the newest jobs, whole (they are then run again).
+    synchronous = store.db.execute("pragma synchronous").fetchone()[0]
+    store.db.execute("pragma synchronous = normal")
     try:
         while True:
             with worker_lock() as acquired:
@@ -127,6 +132,8 @@ def run_queue(store: MemoryStore | None = None, settings: Settings | None = None
     finally:
         if own_store:
             store.close()
+        else:
+            store.db.execute(f"pragma synchronous = {int(synchronous)}")
 
 
 # Jobs run as one batch: what they share (the models, the query vectors,
