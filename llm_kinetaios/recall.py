@@ -202,6 +202,7 @@ def judge_memories(store, query, settings, scope_id, embedding_model,
     import numpy as np
 
     from .embeddings import default_min_margin, default_min_similarity, embed_query
+    from .vector_cache import live_mask, rows_of
 
     ids, matrix = store.current_vectors(embedding_model.model_id, conversation_id=scope_id)
     if not ids:
@@ -212,11 +213,12 @@ def judge_memories(store, query, settings, scope_id, embedding_model,
                     embedding_model.model_id)
         return None
     raw = matrix @ vector  # one vectorised product over every memory
-    inscope = np.ones(len(ids), dtype=bool)
+    # Dead rows of the vector file (zeroed, id None) are never in scope.
+    inscope = live_mask(ids)
     if excluded:
-        inscope[[i for i, memory_id in enumerate(ids) if memory_id in excluded]] = False
-        if not inscope.any():
-            return None
+        inscope[rows_of(ids, excluded)] = False
+    if not inscope.any():
+        return None
     if int(inscope.sum()) < MIN_STATS:
         threshold = settings.min_similarity
         if threshold is None:

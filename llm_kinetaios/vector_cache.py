@@ -45,6 +45,7 @@ import json
 import logging
 import os
 import random
+import sqlite3
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
@@ -104,6 +105,26 @@ class RowIds(Sequence):
 
 
 _MAPS: dict[tuple, tuple] = {}
+
+
+def live_mask(ids) -> "np.ndarray":
+    "True for each row holding a current memory (a scoped read's rows all do)."
+    import numpy as np
+
+    return ids.live_mask() if isinstance(ids, RowIds) else np.ones(len(ids), dtype=bool)
+
+
+def rows_of(ids, memory_ids) -> "np.ndarray":
+    """Indices of the rows (of ``read_vectors``' or a scoped read's ids)
+    holding any of ``memory_ids``: one vectorised comparison for a file."""
+    import numpy as np
+
+    if isinstance(ids, RowIds):
+        wanted = np.array([i.encode("ascii") for i in memory_ids if i.isascii()],
+                          dtype=ids.array.dtype)
+        return np.flatnonzero(np.isin(ids.array, wanted))
+    memory_ids = set(memory_ids)
+    return np.array([n for n, i in enumerate(ids) if i in memory_ids], dtype=np.int64)
 
 
 class VectorFile:
@@ -297,7 +318,7 @@ def read_vectors(store, model_id: str):
     (see the module docstring) and repairs them when they disagree.
     """
     db_path = store.path
-    verify = False
+    verify = catch_up = False
     with folder_lock(db_path, exclusive=False), _snapshot(store):
         state = _state(store, model_id)
         vector_file = VectorFile(db_path, model_id, state[2])
@@ -309,11 +330,38 @@ def read_vectors(store, model_id: str):
             if _sample_ok(store, ids, matrix):
                 return ids, matrix
             verify = True
-    # Stale or damaged: repair under the exclusive lock, in a write transaction.
+        # Only new memories since the files' state: a catch-up that writes
+        # the files alone, so it needs no write lock on logs.db.
+        catch_up = meta is not None and not verify and meta["mutations"] == state[0]
     with folder_lock(db_path, exclusive=True):
-        with store.transaction():
-            meta = sync(store, model_id, verify=verify)
+        try:
+            # Stale or damaged: a repair may drop vectors, so it writes logs.db.
+            with (_snapshot(store) if catch_up else store.transaction()):
+                meta = sync(store, model_id, verify=verify)
+        except sqlite3.OperationalError as ex:  # read-only or locked: read, repair later
+            log.warning("could not check the vector files against logs.db (%s)", ex)
+            return _checked_rows(store, model_id)
         return VectorFile(db_path, model_id, meta["generation"]).map(meta)
+
+
+def _checked_rows(store, model_id: str):
+    """(ids, matrix) of the live rows whose bytes match their CRC, read
+    without writing anything: for a logs.db that cannot be written now."""
+    import numpy as np
+
+    live = _live_rows(store, model_id)
+    vector_file = VectorFile(store.path, model_id, _state(store, model_id)[2])
+    meta = vector_file.read_meta() or {}
+    dim = meta.get("dim") or _file_dim(store, model_id, vector_file, live)
+    if not live or not dim:
+        return [], np.zeros((0, dim or 0), dtype=np.float32)
+    rows = vector_file.matrix_path.stat().st_size // (dim * 4)
+    matrix = np.memmap(vector_file.matrix_path, dtype="<f4", mode="r", shape=(rows, dim))
+    good = [(i, row) for i, row, checksum in live
+            if row < rows and crc(matrix[row].tobytes()) == checksum]
+    if not good:
+        return [], np.zeros((0, dim), dtype=np.float32)
+    return [i for i, _ in good], np.asarray(matrix[[row for _, row in good]])
 
 
 def _sample_ok(store, ids: RowIds, matrix) -> bool:

@@ -189,3 +189,22 @@ def test_reading_a_large_file_limits_blas_to_one_thread(store, monkeypatch):
         cached(store)
         cached(store)
         assert {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"} == {1}
+
+
+def test_rows_of_finds_rows_by_id_in_the_file_and_in_a_scoped_read(store):
+    memories = add(store, 5)
+    store.delete([memories[1].id])
+    ids, _ = store.current_vectors("m")
+    wanted = {memories[0].id, memories[1].id, memories[3].id, "not-a-memory", "ünïcode"}
+    assert sorted(ids[i] for i in vector_cache.rows_of(ids, wanted)) == sorted(
+        [memories[0].id, memories[3].id])
+    assert vector_cache.rows_of(["a", "b", "c"], {"b", "z"}).tolist() == [1]
+
+
+def test_a_read_only_logs_db_still_reads_checked_vectors(store):
+    memories = add(store, 3)
+    cached(store)
+    for path in files(store, ".json"):
+        path.unlink()  # the files must be checked against logs.db again
+    store.db.execute("pragma query_only = on")
+    assert cached(store) == {m.id: as_list(vector(i)) for i, m in enumerate(memories)}
