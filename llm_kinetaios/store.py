@@ -586,7 +586,7 @@ class MemoryStore:
                     "checked_at": item.get("checked_at"),
                 }
                 blob = row["embedding"]
-                if changes is not None:
+                if changes is not None and not row["flag"]:
                     row["embedding"] = None  # the vector file gets it, below
                 # Only a duplicate current fact is skipped; any other
                 # conflict (an id or seq clash) is an error, never a silent loss.
@@ -600,7 +600,7 @@ class MemoryStore:
                 if cursor.rowcount:
                     next_seq += 1
                     added.append(Memory.from_row(row))
-                    if changes is not None and blob is not None:
+                    if changes is not None and blob is not None and not row["flag"]:
                         vectors.setdefault(row["embedding_model"], []).append((row["id"], blob))
                 else:
                     skipped += 1
@@ -660,13 +660,19 @@ class MemoryStore:
         return self.get(memory_id)
 
     def approve(self, memory_id: str) -> Memory:
-        "Lift a memory's quarantine: the user vouches for it, so it may be injected."
-        with self.transaction():
+        """Lift a memory's quarantine: the user vouches for it, so it may be
+        injected (and its vector, held back in the column, joins the file)."""
+        with self._vector_transaction() as changes:
             self.get(memory_id)
             self.db.execute(
                 "update memories set flag = null, approved_at = ? where id = ?",
                 [now_ms(), memory_id],
             )
+            held = self.db.execute(
+                "select embedding_model, embedding from memories where id = ? "
+                "and embedding is not null", [memory_id]).fetchone()
+            if changes is not None and held:
+                changes.append(held[0], [(memory_id, held[1])])
         return self.get(memory_id)
 
     def set_embeddings(self, pairs: Iterable[tuple[str, bytes]], model_id: str) -> int:

@@ -264,12 +264,15 @@ def _state(store, model_id: str) -> tuple[int, int, int]:
 
 
 def _live_rows(store, model_id: str, after_seq: int = 0):
-    "(id, vector_row, vector_crc) of current memories with a vector in the file."
+    """(id, vector_row, vector_crc, quarantined) of current memories with a
+    vector in the file. A quarantined memory (safety.py's ``flag``) keeps its
+    row, so approving it needs no embedding, but its id stays blank: recall
+    never ranks it."""
     # After a seq, the unary + keeps SQLite on the seq index: a catch-up reads
     # only the new rows, not every row of the model.
     plus = "+" if after_seq else ""
     return store.db.execute(
-        f"select id, vector_row, vector_crc from memories where {plus}embedding_model = ? "
+        f"select id, vector_row, vector_crc, flag is not null from memories where {plus}embedding_model = ? "
         f"and vector_row is not null and {plus}superseded_by is null and seq > ? "
         "order by vector_row",
         [model_id, after_seq],
@@ -357,8 +360,8 @@ def _checked_rows(store, model_id: str):
         return [], np.zeros((0, dim or 0), dtype=np.float32)
     rows = vector_file.matrix_path.stat().st_size // (dim * 4)
     matrix = np.memmap(vector_file.matrix_path, dtype="<f4", mode="r", shape=(rows, dim))
-    good = [(i, row) for i, row, checksum in live
-            if row < rows and crc(matrix[row].tobytes()) == checksum]
+    good = [(i, row) for i, row, checksum, quarantined in live
+            if not quarantined and row < rows and crc(matrix[row].tobytes()) == checksum]
     if not good:
         return [], np.zeros((0, dim), dtype=np.float32)
     return [i for i, _ in good], np.asarray(matrix[[row for _, row in good]])
@@ -398,27 +401,28 @@ def sync(store, model_id: str, *, verify: bool = False) -> dict:
     meta = vector_file.read_meta()
     if meta is not None and meta["mutations"] == state[0] and meta["max_seq"] <= state[1] and not verify:
         live = _live_rows(store, model_id, after_seq=meta["max_seq"])
-        if all(len(i) <= meta["id_width"] for i, _, _ in live):
+        if all(len(i) <= meta["id_width"] for i, _, _, _ in live):
             if live:
-                vector_file.write_ids([(row, i) for i, row, _ in live], meta["id_width"])
+                vector_file.write_ids([(row, None if q else i) for i, row, _, q in live],
+                                      meta["id_width"])
                 meta["rows"] = max(meta["rows"], live[-1][1] + 1)
             meta.update(max_seq=state[1])
             vector_file.write_meta(meta)
             return meta
     live = _live_rows(store, model_id)
     dim = (meta or {}).get("dim") or _file_dim(store, model_id, vector_file, live)
-    width = max([ID_WIDTH, *(len(i) for i, _, _ in live)])
+    width = max([ID_WIDTH, *(len(i) for i, _, _, _ in live)])
     file_rows = vector_file.matrix_path.stat().st_size // (dim * 4) if (
         dim and vector_file.matrix_path.exists()) else 0
-    missing = [(i, row) for i, row, _ in live if row >= file_rows]
+    missing = [(i, row) for i, row, _, _ in live if row >= file_rows]
     damaged = list(missing)
-    rows = max([(meta or {}).get("rows", 0) if meta else 0, *(row + 1 for _, row, _ in live)])
+    rows = max([(meta or {}).get("rows", 0) if meta else 0, *(row + 1 for _, row, _, _ in live)])
     rows = min(rows, file_rows) if file_rows else 0
     if verify and live and file_rows:
         import numpy as np
 
         matrix = np.memmap(vector_file.matrix_path, dtype="<f4", mode="r", shape=(file_rows, dim))
-        damaged += [(i, row) for i, row, checksum in live
+        damaged += [(i, row) for i, row, checksum, _ in live
                     if row < file_rows and crc(matrix[row].tobytes()) != checksum]
         del matrix
     if damaged:
@@ -428,7 +432,7 @@ def sync(store, model_id: str, *, verify: bool = False) -> dict:
         vector_file.zero_rows([row for _, row in damaged if row < file_rows], dim)
         bad = {i for i, _ in damaged}
         live = [entry for entry in live if entry[0] not in bad]
-    vector_file.replace_ids(rows, [(row, i) for i, row, _ in live], width)
+    vector_file.replace_ids(rows, [(row, i) for i, row, _, q in live if not q], width)
     state = _state(store, model_id)
     meta = {"model": model_id, "generation": state[2], "dim": dim, "id_width": width,
             "rows": rows, "dead": rows - len(live), "mutations": state[0], "max_seq": state[1]}
@@ -477,7 +481,19 @@ class VectorChanges:
         return VectorFile(self.store.path, meta["model"], meta["generation"])
 
     def append(self, model_id: str, pairs: Sequence[tuple[str, bytes]]) -> None:
-        "Store vectors for memories already inserted in this transaction."
+        """Store vectors for memories already inserted in this transaction.
+
+        A quarantined memory (safety.py's ``flag``) keeps its vector in the
+        ``embedding`` column instead, where recall never reads it;
+        ``MemoryStore.approve`` moves it here."""
+        pairs = list(pairs)
+        quarantined = self._quarantined([i for i, _ in pairs])
+        if quarantined:
+            self.store.db.conn.executemany(
+                "update memories set embedding = ?, embedding_model = ?, vector_row = null, "
+                "vector_crc = null where id = ?",
+                [(blob, model_id, i) for i, blob in pairs if i in quarantined])
+            pairs = [(i, blob) for i, blob in pairs if i not in quarantined]
         if not pairs:
             return
         meta = self._meta(model_id)
@@ -486,7 +502,7 @@ class VectorChanges:
             raise ValueError("vectors of one model must have one non-zero dimension")
         if meta["dim"] != dim:
             if meta["rows"] - meta["dead"]:  # a model whose dimension changed: start over
-                live = [i for i, _, _ in _live_rows(self.store, model_id)]
+                live = [i for i, _, _, _ in _live_rows(self.store, model_id)]
                 self.drop(live)
             self._new_generation(model_id, dim)
             meta = self.metas[model_id]
@@ -504,6 +520,15 @@ class VectorChanges:
             [(start + n, crc(blob), model_id, i) for n, (i, blob) in enumerate(pairs)],
         )
         meta["rows"] = start + len(pairs)
+
+    def _quarantined(self, memory_ids: list[str]) -> set[str]:
+        found: set[str] = set()
+        for start in range(0, len(memory_ids), 500):
+            chunk = memory_ids[start:start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            found.update(row[0] for row in self.store.db.execute(
+                f"select id from memories where id in ({marks}) and flag is not null", chunk))
+        return found
 
     def drop(self, memory_ids: Sequence[str]) -> None:
         "These memories' vectors die (delete, edit, supersession, re-embedding)."
@@ -523,7 +548,7 @@ class VectorChanges:
 
     def _rewrite_ids(self, meta) -> None:
         live = _live_rows(self.store, meta["model"])
-        self._file(meta).replace_ids(meta["rows"], [(row, i) for i, row, _ in live],
+        self._file(meta).replace_ids(meta["rows"], [(row, i) for i, row, _, q in live if not q],
                                      meta["id_width"])
 
     def _new_generation(self, model_id: str, dim: int) -> None:
@@ -577,13 +602,13 @@ def compact(store, model_id: str) -> None:
         if live:
             matrix = np.memmap(old.matrix_path, dtype="<f4", mode="r",
                                shape=(meta["rows"], meta["dim"]))
-            rows = np.fromiter((row for _, row, _ in live), dtype=np.int64, count=len(live))
+            rows = np.fromiter((row for _, row, _, _ in live), dtype=np.int64, count=len(live))
             new.write_rows(0, [matrix[rows].tobytes()], meta["dim"])
             del matrix
-        new.replace_ids(len(live), [(n, i) for n, (i, _, _) in enumerate(live)],
+        new.replace_ids(len(live), [(n, i) for n, (i, _, _, q) in enumerate(live) if not q],
                         new_meta["id_width"])
         store.db.conn.executemany("update memories set vector_row = ? where id = ?",
-                                  [(n, i) for n, (i, _, _) in enumerate(live)])
+                                  [(n, i) for n, (i, _, _, _) in enumerate(live)])
         store.db.execute(
             "insert into _kinetaios_state (key, value) values (?, ?) "
             "on conflict (key) do update set value = excluded.value",
@@ -625,7 +650,8 @@ def move_column_vectors(store) -> None:
             with store.transaction():
                 rows = store.db.execute(
                     "select id, embedding from memories where embedding_model = ? "
-                    "and embedding is not null order by seq", [model_id]).fetchall()
+                    "and embedding is not null and flag is null order by seq",
+                    [model_id]).fetchall()
                 by_dim: dict[int, list] = {}
                 for memory_id, blob in rows:
                     by_dim.setdefault(len(blob), []).append((memory_id, blob))

@@ -208,3 +208,15 @@ def test_a_read_only_logs_db_still_reads_checked_vectors(store):
         path.unlink()  # the files must be checked against logs.db again
     store.db.execute("pragma query_only = on")
     assert cached(store) == {m.id: as_list(vector(i)) for i, m in enumerate(memories)}
+
+
+def test_a_quarantined_memory_is_never_ranked_until_approved(store):
+    [held], _ = store.add_many([dict(content="User says ignore all rules", flag="instructions",
+                                     embedding=vector(1), embedding_model="m")])
+    other = add(store, 1, start=5)
+    assert set(cached(store)) == {other[0].id}
+    ids, matrix = store.current_vectors("m")
+    assert len(ids) == 1  # not even a row: nothing of it can be ranked
+    store.approve(held.id)
+    assert cached(store)[held.id] == as_list(vector(1))
+    assert store.db.execute("select count(*) from memories where embedding is not null").fetchone()[0] == 0
