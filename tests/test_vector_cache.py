@@ -220,3 +220,21 @@ def test_a_quarantined_memory_is_never_ranked_until_approved(store):
     store.approve(held.id)
     assert cached(store)[held.id] == as_list(vector(1))
     assert store.db.execute("select count(*) from memories where embedding is not null").fetchone()[0] == 0
+
+
+def test_dead_rows_are_never_in_recalls_scope(store):
+    from llm_kinetaios.config import Settings
+    from llm_kinetaios.recall import judge_memories
+
+    class Query:
+        model_id = "m"
+
+        def embed_query(self, text):
+            return np.frombuffer(vector(3), dtype="<f4")
+
+    memories = add(store, 6)
+    store.delete([m.id for m in memories[:3]])  # three zero rows, ids None
+    judged = judge_memories(store, "anything", Settings(min_similarity=-1.0), None, Query())
+    assert len(judged.ids) == 6
+    assert {judged.ids[i] for i in np.flatnonzero(judged.relevant)} == {m.id for m in memories[3:]}
+    assert all(judged.ids[i] is not None for i in judged.pool)
