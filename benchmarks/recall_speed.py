@@ -188,9 +188,12 @@ def measure(size: int, args, rng, e5, tmp: Path) -> dict:
         assert result.method == "cosine" and len(result.memories) == TOP_K
         return result
 
-    # The plugin's answer must be the numpy top 15.
+    # Recall ranks by margin over a generic prompt's score (recall.py), not by
+    # raw cosine, so its answer is not numpy's top 15: check it is a full
+    # answer by meaning, as recall_floor.py does. tests/test_recall.py checks
+    # the order itself.
     expected = [ids[i] for i in top_k(matrix, query)]
-    assert [m.id for m in run_recall(fixed).memories] == expected
+    assert len(run_recall(fixed).memories) == TOP_K
 
     out["recall"] = median_ms(lambda: run_recall(fixed), r)
     # The parts of recall that do not scale with the store: fetching the 15
@@ -279,7 +282,7 @@ def report(results: list[dict]) -> str:
          "Collection.similar (E5)", "ratio vs recall+E5"],
         rows,
     ))
-    lines += ["", "## Loading vectors: current layout vs alternatives (median ms)", ""]
+    lines += ["", "## Loading vectors: layouts compared (median ms; the plugin now maps a flat file, see recall_floor.py)", ""]
     rows = []
     for m in results:
         rows.append([
@@ -292,7 +295,7 @@ def report(results: list[dict]) -> str:
             f"{fmt_ms(m['load_npy'])} ({m['load'] / m['load_npy']:.1f}×)",
         ])
     lines.append(markdown_table(
-        ["memories", "row per memory, f32 (current)", "row per memory, f16",
+        ["memories", "row per memory, f32 (the old layout)", "row per memory, f16",
          "one blob, select", "one blob, blobopen", ".npy file beside the db"],
         rows,
     ))
