@@ -1098,16 +1098,34 @@ def job_summary(job: dict) -> str:
     return ", ".join(parts)
 
 
+def job_answer(job: dict) -> str:
+    "The raw model answer of an extraction job, indented, for 'log -v'."
+    result = job["result"] or {}
+    answer = result.get("answer")
+    if answer is None:
+        text = "  answer: (none recorded)"
+    elif not answer.strip():
+        text = "  answer: (empty: nothing received)"
+    else:
+        text = "  answer: " + answer.strip().replace("\n", "\n    ")
+    for item in result.get("rejected") or []:
+        text += f"\n  refused as a fact: {item}"
+    return text
+
+
 @memories.command()
 @database_option
 @click.option("-n", "--count", type=int, default=10, help="Number of jobs to show (0: all)")
 @click.option("json_", "--json", is_flag=True, help="Output as JSON")
-def log(count, json_, database):
+@click.option("-v", "--verbose", is_flag=True,
+              help="Show each extraction job's raw model answer and the items refused as facts")
+def log(count, json_, verbose, database):
     """Show recent background jobs (extraction), with errors, and the log file.
 
     \b
-    Example:
+    Examples:
         llm memories log -n 5
+        llm memories log -v
     """
     from .worker import log_path
 
@@ -1121,6 +1139,8 @@ def log(count, json_, database):
     for job in jobs:
         click.echo(f"#{job['id']} {job['kind']} {job['status']} "
                    f"{format_time(job['created_at'])} attempts={job['attempts']} {job_summary(job)}")
+        if verbose and job["kind"] == "extract":
+            click.echo(job_answer(job))
     path = log_path()
     if path.exists():
         lines = path.read_text(errors="replace").splitlines()[-(count or 10):]

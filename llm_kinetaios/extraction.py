@@ -8,10 +8,11 @@ of either, so recalled memories cannot be extracted again as new facts.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
+
+from .model_output import json_candidates
 
 EXTRACTION_SYSTEM = """\
 You maintain a long-term memory of durable facts about a user of an AI assistant.
@@ -104,10 +105,6 @@ def project_label(project: str | None) -> str:
     return project
 
 
-class ExtractionError(Exception):
-    "The extraction model's answer could not be used."
-
-
 @dataclass
 class Extracted:
     facts: list[str]
@@ -115,92 +112,229 @@ class Extracted:
     updates: dict[int, int]
     project: set[int] = field(default_factory=set)  # indexes of facts about the current project
     instructions: set[int] = field(default_factory=set)  # indexes of standing instructions
+    answer: str = ""  # the model's raw answer, for the job's log
+    rejected: list[str] = field(default_factory=list)  # items refused as facts
 
 
 def extract_facts(model, turn: Turn) -> Extracted:
     """Ask ``model`` for the durable facts in ``turn`` and the known facts
     they replace, in one call.
 
-    Uses a JSON schema when the model supports one; parses leniently
-    otherwise. Raises ExtractionError when the answer has no usable shape.
+    Uses a JSON schema when the model supports one; parses strictly
+    otherwise (``parse_answer``). Raises ExtractionError when the answer has
+    no usable shape. The raw answer rides on the result (``answer``) and on
+    any exception raised while it arrived (its ``answer`` attribute, as much
+    as had arrived: a timeout keeps the partial answer).
     """
     kwargs = {"system": EXTRACTION_SYSTEM, "stream": False}
     if getattr(model, "supports_schema", False):
         kwargs["schema"] = EXTRACTION_SCHEMA
-    text = model.prompt(turn.to_prompt(), **kwargs).text()
-    raw = parse_facts(text)
-    facts = clean_facts(raw)
-    updates = {}
-    for update in parse_updates(text):
-        fact, known = update
-        if 0 <= fact < len(raw) and 0 <= known < len(turn.known) and raw[fact] in facts:
-            updates[facts.index(raw[fact])] = known
-
-    def marked(name: str) -> set[int]:
-        return {facts.index(raw[n]) for n in parse_numbers(text, name)
-                if 0 <= n < len(raw) and raw[n] in facts}
-
-    return Extracted(facts, updates, marked("project") if turn.project else set(),
-                     marked("instructions"))
-
-
-def _answer_object(text: str) -> dict:
-    "The answer's outermost JSON object, or {}."
-    start, end = text.find("{"), text.rfind("}")
+    received: list[str] = []
     try:
-        data = json.loads(text[start : end + 1]) if 0 <= start < end else {}
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
+        for chunk in model.prompt(turn.to_prompt(), **kwargs):
+            received.append(chunk)
+        return parse_answer("".join(received), turn)
+    except Exception as ex:
+        if not hasattr(ex, "answer"):
+            ex.answer = "".join(received)
+        raise
 
 
-def parse_numbers(text: str, name: str) -> list[int]:
-    "The 0-based fact indexes an answer lists under ``name`` (1-based in the answer)."
-    items = _answer_object(text).get(name) or []
-    if not isinstance(items, list):
-        return []
-    return [n - 1 for n in items if isinstance(n, int) and not isinstance(n, bool)]
+class ExtractionError(Exception):
+    "The extraction model's answer could not be used."
+
+    def __init__(self, message: str, answer: str = ""):
+        super().__init__(message)
+        self.answer = answer
 
 
-def parse_updates(text: str) -> list[tuple[int, int]]:
-    "(fact, known) pairs, 0-based, from an answer's \"updates\" list, if any."
-    data = _answer_object(text)
-    pairs = []
-    updates = data.get("updates") or []
-    for item in updates if isinstance(updates, list) else []:
-        if isinstance(item, dict) and isinstance(item.get("fact"), int) and isinstance(item.get("known"), int):
-            pairs.append((item["fact"] - 1, item["known"] - 1))
-    return pairs
+# Answers that mean "nothing durable to learn", in the forms models give it.
+_NOTHING = re.compile(
+    r"^(?:none|nothing|no facts?|no new facts?|no durable facts?|n/?a|null|\[\]|\{\}|-)"
+    r"(?:\s+(?:to (?:learn|extract|store|add)|found|here))?[.!]?$",
+    re.IGNORECASE,
+)
+ANSWER_KEYS = ("facts", "updates", "project", "instructions")
 
 
-_FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$")
+def _normalised(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
-def parse_facts(text: str) -> list[str]:
-    """Facts from a model's answer: JSON object, JSON list, fenced JSON or bullets."""
-    text = (text or "").strip()
-    candidates = [text] + _FENCED.findall(text)
-    # The first {...} or [...] span, for answers with chatter around the JSON.
-    for opener, closer in (("{", "}"), ("[", "]")):
-        start, end = text.find(opener), text.rfind(closer)
-        if 0 <= start < end:
-            candidates.append(text[start : end + 1])
-    for candidate in candidates:
-        try:
-            data = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            data = data.get("facts", data.get("memories"))
-        if isinstance(data, list):
-            return [item for item in data if isinstance(item, str)]
-    bullets = [m.group(1) for line in text.splitlines() if (m := _BULLET.match(line))]
+def parse_answer(text: str, turn: Turn | None = None) -> Extracted:
+    """The facts in an extraction answer; only the documented shape counts.
+
+    Accepted: the documented object (fences, chatter around it, unquoted keys
+    and trailing commas tolerated), or a bare list or bullets of strings if
+    every one is a sentence about the user. "Nothing to learn" in any form
+    models give it (``{facts: [], updates: []}``, ``[]``, ``none``,
+    ``Updates: []``, an echo of the turn) is an empty success. Each fact then
+    goes through ``accept_fact``. Raises ExtractionError for anything else.
+    """
+    answer = (text or "").strip()
+    if not answer or _NOTHING.match(answer):
+        return Extracted([], {}, answer=answer)
+    for value in json_candidates(answer):
+        if isinstance(value, dict):
+            data = {str(k).lower(): v for k, v in value.items()}
+            if "memories" in data and "facts" not in data:
+                data["facts"] = data.pop("memories")
+            if "facts" in data:
+                if not isinstance(data["facts"], list):
+                    continue
+                return _documented(data, turn, answer)
+            if data and set(data) <= set(ANSWER_KEYS):
+                return Extracted([], {}, answer=answer)  # {updates: []}: no facts
+        elif isinstance(value, list):
+            if not value:
+                return Extracted([], {}, answer=answer)
+            if all(isinstance(item, str) for item in value):
+                return _bare_list(value, answer)
+    bullets = [m.group(1) for line in answer.splitlines() if (m := _BULLET.match(line))]
     if bullets:
-        return bullets
-    if not text or text.lower() in ("none", "no facts", "[]", "{}"):
-        return []
-    raise ExtractionError(f"Unparseable extraction answer: {text[:200]!r}")
+        return _bare_list(bullets, answer)
+    if turn is not None and _is_echo(answer, turn):
+        return Extracted([], {}, answer=answer)
+    raise ExtractionError(f"Unparseable extraction answer: {answer[:200]!r}", answer)
+
+
+def _is_echo(answer: str, turn: Turn) -> bool:
+    "The model repeated (part of) the turn back instead of answering."
+    said = _normalised(answer)
+    turn_text = _normalised(f"{turn.user}\n{turn.assistant}")
+    return bool(said) and (said in turn_text or (_normalised(turn.user) or "\0") in said)
+
+
+def _documented(data: dict, turn: Turn | None, answer: str) -> Extracted:
+    raw = [item if isinstance(item, str) else None for item in data["facts"]]
+    project_numbers = set(_numbers(data.get("project")))
+    kept: dict[int, int] = {}  # raw index -> index in facts
+    facts: list[str] = []
+    rejected: list[str] = []
+    for n, item in enumerate(raw):
+        fact = accept_fact(item, about_project=n in project_numbers) if item is not None else None
+        if fact is None:
+            rejected.append(str(data["facts"][n]))
+        elif fact in facts:
+            kept[n] = facts.index(fact)
+        elif len(facts) < MAX_FACTS_PER_TURN:
+            kept[n] = len(facts)
+            facts.append(fact)
+    known_count = len(turn.known) if turn else 0
+    updates = {}
+    for item in data.get("updates") or [] if isinstance(data.get("updates"), list) else []:
+        if isinstance(item, dict) and _is_int(item.get("fact")) and _is_int(item.get("known")):
+            fact, known = item["fact"] - 1, item["known"] - 1
+            if fact in kept and 0 <= known < known_count:
+                updates[kept[fact]] = known
+    project = {kept[n] for n in project_numbers if n in kept} if turn and turn.project else set()
+    instructions = {kept[n] for n in _numbers(data.get("instructions")) if n in kept}
+    return Extracted(facts, updates, project, instructions, answer=answer, rejected=rejected)
+
+
+def _bare_list(items: list[str], answer: str) -> Extracted:
+    "A bare list is facts only if every item is a sentence about the user."
+    facts = [accept_fact(item) for item in items]
+    if not all(facts):
+        bad = next(item for item, fact in zip(items, facts) if not fact)
+        raise ExtractionError(
+            f"Extraction answer is a bare list with an item that is no fact about the user: {bad[:80]!r}",
+            answer)
+    return Extracted(clean_facts(facts), {}, answer=answer)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _numbers(items) -> list[int]:
+    "0-based indexes from a list of 1-based numbers."
+    return [n - 1 for n in items if _is_int(n)] if isinstance(items, list) else []
+
+
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+(.+)$")
+
+# How a fact names the user, in the languages the prompt is used in.
+_ABOUT_USER = re.compile(
+    r"\b(?:the user|user|user's|users?|utilisat(?:eur|rice)|(?:be)?nutzer(?:in)?|usuari[oa]|"
+    r"utente|usu\u00e1ri[oa]|gebruiker|u\u017cytkownik|\u043f\u043e\u043b\u044c\u0437\u043e\u0432\u0430\u0442\u0435\u043b\u044c)\b"
+    r"|\u7528\u6237|\u7528\u6236|\u4f7f\u7528\u8005|\u30e6\u30fc\u30b6\u30fc|\uc0ac\uc6a9\uc790",
+    re.IGNORECASE,
+)
+# A first-person start in another language: not rewritten (no safe rule), so refused.
+_OTHER_FIRST_PERSON = re.compile(
+    r"^(?:je|j'|moi|mon|ma|mes|ich|mein|meine|yo|mi|mis|eu|meu|minha|io|ik|mijn)\b", re.IGNORECASE)
+_FIRST_PERSON_LEFT = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|we|our|us|ours)\b", re.IGNORECASE)
+_POSSESSIVES = {"my": "their", "me": "them", "mine": "theirs", "myself": "themselves"}
+_MODALS = {"can", "can't", "cannot", "could", "will", "won't", "would", "should", "must",
+           "might", "may", "was", "had", "used", "never", "always", "often", "usually",
+           "also", "still", "really", "only", "just", "recently", "currently"}
+_IRREGULAR = {"am": "is", "have": "has", "do": "does", "go": "goes", "don't": "doesn't",
+              "haven't": "hasn't", "'m": "is", "'ve": "has", "'d": "would", "'ll": "will"}
+_PROMPT_WORDS = None
+
+
+def third_person(fact: str) -> str | None:
+    """"I live in Porto" -> "User lives in Porto"; "My daughter is 7" ->
+    "User's daughter is 7"; None when the sentence is first person in a way
+    no simple rule rewrites safely."""
+    match = re.match(r"^(I'm|I've|I'd|I'll|I|My)\s+(\S+)(.*)$", fact.strip(), re.S)
+    if not match:
+        return fact
+    start, word, rest = match.groups()
+    if start == "My":
+        text = f"User's {word}{rest}"
+    elif start in ("I'm", "I've", "I'd", "I'll"):
+        text = f"User {_IRREGULAR[start[1:]]} {word}{rest}"
+    else:
+        lower = word.lower()
+        if lower in _IRREGULAR:
+            verb = _IRREGULAR[lower]
+        elif lower in _MODALS or lower.endswith("ed"):
+            verb = word
+        elif not re.fullmatch(r"[a-z]+", lower):
+            return None
+        elif lower.endswith(("s", "sh", "ch", "x", "z", "o")):
+            verb = word + "es"
+        elif lower.endswith("y") and lower[-2:-1] not in "aeiou":
+            verb = word[:-1] + "ies"
+        else:
+            verb = word + "s"
+        text = f"User {verb}{rest}"
+    text = re.sub(r"\b(my|me|mine|myself)\b", lambda m: _POSSESSIVES[m.group(1).lower()], text,
+                  flags=re.IGNORECASE)
+    if _FIRST_PERSON_LEFT.search(text):
+        return None
+    return text
+
+
+def _from_prompt(fact: str) -> bool:
+    "A fact copied from the extraction prompt itself (\"The user chose to share.\")."
+    global _PROMPT_WORDS
+    if _PROMPT_WORDS is None:
+        _PROMPT_WORDS = _normalised(EXTRACTION_SYSTEM)
+    said = _normalised(fact)
+    return bool(said) and said in _PROMPT_WORDS
+
+
+def accept_fact(item: str, *, about_project: bool = False) -> str | None:
+    """The fact as it may be stored, or None: key names and fragments are
+    never facts, first person is rewritten to third or refused, and a
+    sentence that is not about the user (an assistant's opinion) is refused.
+    A fact the model marked as about the current project may name the
+    project instead of the user."""
+    fact = (item or "").strip().strip("\"'\u201c\u201d").strip().replace("\u2019", "'")
+    if not fact or len(fact) > MAX_FACT_CHARS or _OTHER_FIRST_PERSON.match(fact):
+        return None
+    fact = third_person(fact)
+    if fact is None or _from_prompt(fact):
+        return None
+    cjk = re.search(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", fact)
+    if (len(fact) < 6 if cjk else len(fact.split()) < 3):
+        return None  # a fragment or a key name ("User", "updates"), not a sentence
+    if about_project or _ABOUT_USER.search(fact):
+        return fact
+    return None
 
 
 def clean_facts(facts: list[str]) -> list[str]:

@@ -1004,15 +1004,18 @@ class MemoryStore:
                 [now_ms(), json.dumps(result or {}), job_id],
             )
 
-    def fail_job(self, job_id: int, error: str, *, retry: bool = False) -> None:
+    def fail_job(self, job_id: int, error: str, *, retry: bool = False,
+                 result: dict | None = None) -> None:
         """Record a failure; with retry=True the job goes back in the queue,
-        unless it has used up MAX_JOB_ATTEMPTS."""
+        unless it has used up MAX_JOB_ATTEMPTS. ``result`` keeps what the
+        attempt produced all the same (the model's raw answer)."""
         with self.transaction():
             self.db.execute(
                 "update memory_jobs set status = case when ? and attempts < ? "
-                "then 'pending' else 'failed' end, finished_at = ?, error = ? "
-                "where id = ?",
-                [retry, MAX_JOB_ATTEMPTS, now_ms(), error, job_id],
+                "then 'pending' else 'failed' end, finished_at = ?, error = ?, "
+                "result = coalesce(?, result) where id = ?",
+                [retry, MAX_JOB_ATTEMPTS, now_ms(), error,
+                 json.dumps(result) if result is not None else None, job_id],
             )
 
     def pending_job_count(self) -> int:

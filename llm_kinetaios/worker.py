@@ -219,8 +219,12 @@ def process_job(store: MemoryStore, job: Job, settings: Settings,
             message = describe_sqlite_error(ex, "logs.db")
         log.warning("job %s (%s) failed%s: %s", job.id, job.kind,
                     ", will retry" if retry else "", message)
+        # The model's raw answer, as far as it came (a timeout keeps the
+        # part received), so 'llm memories log -v' shows what went wrong.
+        answer = getattr(ex, "answer", None)
         try:
-            store.fail_job(job.id, message, retry=retry)
+            store.fail_job(job.id, message, retry=retry,
+                           result={"answer": answer} if answer is not None else None)
         except Exception:
             log.exception("could not record the failure of job %s", job.id)
         return
@@ -277,6 +281,7 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings,
         max_chars=settings.max_memory_chars,
     )
     return {"facts": extracted.facts, "model": model.model_id, **report.to_dict(),
+            "answer": extracted.answer, "rejected": extracted.rejected,
             "project_facts": len(extracted.project), "instructions": len(extracted.instructions)}
 
 

@@ -347,24 +347,21 @@ def _placed(report: WriteReport, home: dict[int, str], first_with_key, repeats) 
 
 def judge(model, pairs: list[tuple[str, str]]) -> dict[int, str]:
     "One call deciding duplicate/updates/unrelated for every (new, old) pair."
-    from .extraction import _FENCED
+    from .model_output import find_json
 
     lines = [f"{n}. NEW: {new}\n   OLD: {old}" for n, (new, old) in enumerate(pairs, 1)]
     kwargs = {"system": JUDGE_SYSTEM, "stream": False}
     if getattr(model, "supports_schema", False):
         kwargs["schema"] = JUDGE_SCHEMA
     text = model.prompt("\n".join(lines), **kwargs).text()
-    for candidate in [text, *_FENCED.findall(text), text[text.find("{"): text.rfind("}") + 1]]:
-        try:
-            data = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(data, dict) and isinstance(data.get("decisions"), list):
-            return {
-                int(d["pair"]): d["relation"]
-                for d in data["decisions"]
-                if isinstance(d, dict) and isinstance(d.get("pair"), int)
-                and d.get("relation") in ("duplicate", "updates", "unrelated")
-            }
+    data = find_json(text, lambda value: isinstance(value, dict)
+                     and isinstance(value.get("decisions"), list))
+    if data is not None:
+        return {
+            int(d["pair"]): d["relation"]
+            for d in data["decisions"]
+            if isinstance(d, dict) and isinstance(d.get("pair"), int)
+            and d.get("relation") in ("duplicate", "updates", "unrelated")
+        }
     raise ValueError(f"Unparseable judge answer: {text[:200]!r}")
 
