@@ -8,6 +8,7 @@ of either, so recalled memories cannot be extracted again as new facts.
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -34,6 +35,9 @@ Do NOT extract:
 
 Write each fact as one short standalone sentence in the third person, starting with
 "User" or "The user", in the language the user wrote in.
+Write dates as absolute dates, counted from the turn's date in <turn_date>: in a turn
+of 2026-12-02, "next month" is "in January 2027" and "tomorrow" is "on 2026-12-03".
+Titles and names stay as written ("Yesterday" by the Beatles is a song, not a date).
 Facts listed under <known_facts> are remembered already: never repeat them, not even
 in other words. When the user says something that makes a known fact no longer true
 (they moved, changed job, changed a preference), state the new fact and list it under
@@ -81,12 +85,20 @@ class Turn:
     assistant: str
     known: tuple[str, ...] = ()
     project: str | None = None
+    # When the turn happened (ms since the epoch), so the model can turn
+    # "next month" into a date; None: not given.
+    created_at: int | None = None
 
     def to_prompt(self) -> str:
         user = self.user[-MAX_INPUT_CHARS:]
         assistant = self.assistant[:MAX_INPUT_CHARS // 2]
         known = "\n".join(f"[{n}] {fact}" for n, fact in enumerate(self.known, 1)) or "(none)"
+        dated = ""
+        if self.created_at:
+            day = datetime.datetime.fromtimestamp(self.created_at / 1000).date()
+            dated = f"<turn_date>\n{day.isoformat()} ({day.strftime('%A')})\n</turn_date>\n\n"
         return (
+            dated +
             f"<current_project>\n{project_label(self.project)}\n</current_project>\n\n"
             f"<known_facts>\n{known}\n</known_facts>\n\n"
             f"<user_message>\n{user}\n</user_message>\n\n"

@@ -255,7 +255,7 @@ def run_extraction(store: MemoryStore, payload: dict, settings: Settings,
     )
     known_memories = [m for m in known.memories] if known.method != "recent" else []
     turn = Turn(user_text, payload.get("assistant", ""), tuple(m.content for m in known_memories),
-                project=project)
+                project=project, created_at=payload.get("created_at"))
     extracted = extract_facts(model, turn)
     pinned_at = now_ms()
     report = write_memories(

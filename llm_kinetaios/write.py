@@ -7,7 +7,9 @@ import, or edit) and the ``memories`` table.
    lines, spelling and symbols stay as written); secrets are refused
    (secret_filter.py); text the detector suspects of carrying instructions
    is stored but quarantined (safety.py), for the user to approve.
-2. Relative dates are made absolute, against the time of the turn.
+2. The text is otherwise stored as written: no rewriting (relative dates
+   are made absolute by the extraction call itself, which is given the
+   turn's date; a regex cannot tell "tomorrow" from a book title).
 3. Exact duplicates (normalised text) of current memories, or of each other,
    are skipped.
 4. Each remaining fact is compared with its nearest current memories, by
@@ -23,13 +25,11 @@ import, or edit) and the ``memories`` table.
 
 from __future__ import annotations
 
-import datetime
 import json
 import logging
 import re
 from dataclasses import dataclass, field
 
-from .dates import resolve_relative_dates
 from .safety import MAX_MEMORY_CHARS, injection_reason, strip_hiding_characters
 from .secret_filter import secret_reason
 from .store import Memory, MemoryStore, content_key, now_ms
@@ -188,10 +188,6 @@ def write_memories(
                 report.empty += 1
             continue
         content = check.text
-        created = item.get("created_at") or now_ms()
-        content = resolve_relative_dates(
-            content, datetime.datetime.fromtimestamp(created / 1000)
-        )
         key = content_key(content, item.get("project"))
         if key in first_with_key:
             report.duplicates += 1

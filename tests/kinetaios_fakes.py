@@ -5,6 +5,7 @@ own test suite does) and, through a generated entry point, by the tests that
 run ``llm`` as a real subprocess. No network, no API key.
 """
 
+import datetime
 import hashlib
 import json
 import os
@@ -44,9 +45,15 @@ def facts_from(user_text: str) -> list[str]:
     return [fact for fact, _ in marked_facts_from(user_text)]
 
 
-def marked_facts_from(user_text: str) -> list[tuple[str, str | None]]:
+def marked_facts_from(user_text: str, turn_date: str | None = None) -> list[tuple[str, str | None]]:
     """(fact, mark) per fact: mark "project" for a fact about the current
-    project, "instruction" for a standing instruction, else None."""
+    project, "instruction" for a standing instruction, else None. Given the
+    turn's date (YYYY-MM-DD), "next month" becomes "in <Month> <year>", as
+    the extraction prompt asks of a real model."""
+    if turn_date:
+        year, month = int(turn_date[:4]), int(turn_date[5:7])
+        following = datetime.date(year + month // 12, month % 12 + 1, 1)
+        user_text = user_text.replace(" next month", following.strftime(" in %B %Y"))
     facts = []
     for sentence in re.split(r"(?<=[.!?])\s+", user_text.strip()):
         sentence = sentence.strip().rstrip(".!?")
@@ -106,7 +113,9 @@ class FakeChat(llm.Model):
                 yield "Sure! Here is what I found: <<<nothing useful>>>"
                 return
             user = re.search(r"<user_message>\n(.*?)\n</user_message>", prompt.prompt, re.S)
-            marked = marked_facts_from(user.group(1) if user else "")
+            turn_date = re.search(r"<turn_date>\n(\d{4}-\d\d-\d\d)", prompt.prompt)
+            marked = marked_facts_from(user.group(1) if user else "",
+                                       turn_date.group(1) if turn_date else None)
             facts = [fact for fact, _ in marked]
             known = re.findall(r"^\[(\d+)\] (.*)$", prompt.prompt, re.M)
             # Same rule as the fake judge: same first three words = an update.
