@@ -119,6 +119,20 @@ def test_the_extraction_call_is_given_the_turns_date(runner, store, fake, monkey
     ("My daughter starts school soon", True),
     ("We moved to Lisbon last year", True),
     ("我对花生过敏", True),
+    # Issue 14: short first-person statements are learned; requests,
+    # questions and suppositions cost no call.
+    ("I'm vegetarian.", True),
+    ("I'm 34.", True),
+    ("Sou professora de inglês.", True),
+    ("I work nights, so suggest meals I can eat at 3am.", True),
+    ("Write me a haiku about rain.", False),
+    ("What should I cook tonight?", False),
+    ("Give me one short tip for that.", False),
+    ("Should I try Obsidian?", False),
+    ("My sister says she's allergic to cats; can she visit a cat café?", False),
+    ("Proofread this cover letter:\nDear Sir, I am a motivated graduate. I live in Bristol.", False),
+    ("> I have been a loyal customer for ten years.\nHow should we answer this?", False),
+    ("Sorry, my mistake.", False),
 ])
 def test_extraction_heuristic(text, expected):
     assert worth_extracting(text) is expected
