@@ -403,7 +403,7 @@ _REPORTED = re.compile(r"\b(?:said|says|told me|wrote|writes|m'a dit|dit que|sag
                        re.IGNORECASE)
 # Short reactions to the conversation itself: "I see", "my mistake", "das hilft mir".
 _REACTION = re.compile(
-    r"\b(?:see|agree|understand|mean|meant|sure|wrong|mistake|confused|right|hilft|helps|helped|"
+    r"\b(?:see|agree|understand|mean|meant|sure|wrong|mistake|confused|hilft|helps|helped|"
     r"thanks|thank|danke|merci|gracias|obrigad[oa]|grazie)\b",
     re.IGNORECASE,
 )

@@ -16,7 +16,7 @@ from fake_providers import REASONING, SIGNATURE, FakeProviders
 
 HEADING = "## About the user"
 SYSTEM = "You are terse."
-TURNS = ["Which tea should I buy?", "Is Porto nice in winter?", "What should I cook tonight?"]
+TURNS = ["Which tea should I buy?", "Is Porto nice in winter?", "I am vegetarian. What should I cook tonight?"]
 FACTS = ["User likes green tea", "User drinks tea daily", "User lives in Porto",
          "User is vegetarian", "User cooks dinner every night"]
 
