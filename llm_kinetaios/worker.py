@@ -230,7 +230,10 @@ def process_job(store: MemoryStore, job: Job, settings: Settings,
         return
     result["seconds"] = round(time.monotonic() - started, 3)
     store.finish_job(job.id, result)
-    log.info("job %s: %s", job.id, result)
+    # One short line per job: the raw answer and the facts are in the job's
+    # row, where 'llm memories log -v' shows them.
+    log.info("job %s (%s): %s", job.id, job.kind,
+             {k: v for k, v in result.items() if k not in ("answer", "rejected", "facts")})
 
 
 def run_extraction(store: MemoryStore, payload: dict, settings: Settings,

@@ -108,3 +108,25 @@ def test_the_current_turns_job_runs_before_a_stale_backlog(store, monkeypatch):
         order.append(job.id)
         store.finish_job(job.id)
     assert order == [current, later, stale]
+
+
+def test_the_log_file_keeps_one_short_line_per_job(runner, store, fake, monkeypatch):
+    import logging
+
+    from llm_kinetaios.worker import configure_file_logging, log_path
+
+    monkeypatch.setenv("LLM_KINETAIOS_WORKER", "off")
+    configure_file_logging()
+    try:
+        runner.invoke(cli, ["prompt", "-m", "memory-fake", "I love tea."], catch_exceptions=False)
+        run(runner, "process")
+    finally:
+        logger = logging.getLogger("llm_kinetaios")
+        for handler in [h for h in logger.handlers if getattr(h, "baseFilename", None)]:
+            logger.removeHandler(handler)
+            handler.close()
+    lines = [l for l in log_path().read_text().splitlines() if "(extract)" in l]
+    assert len(lines) == 1 and "'added': 1" in lines[0]
+    assert "answer" not in lines[0] and "User love tea" not in lines[0]
+    # The raw answer is kept where 'llm memories log -v' shows it.
+    assert "User love tea" in run(runner, "log", "-v").output
