@@ -14,6 +14,17 @@ MIGRATIONS_TABLE = "_kinetaios_migrations"
 MIGRATIONS: list[Callable] = []
 
 
+def add_missing_columns(table, columns: dict) -> None:
+    """Add each column the table lacks: name -> type, or (type, not-null
+    default). Columns already there are left alone, so a migration re-run
+    after a kill mid-way adds none twice."""
+    existing = table.columns_dict
+    for name, spec in columns.items():
+        if name not in existing:
+            kind, default = spec if isinstance(spec, tuple) else (spec, None)
+            table.add_column(name, kind, not_null_default=default)
+
+
 def migration(fn: Callable) -> Callable:
     MIGRATIONS.append(fn)
     return fn
@@ -138,11 +149,7 @@ def m002_memory_jobs(db):
 def m003_supersession(db):
     # A fact replaced by a newer one (moved city, changed job) is kept as
     # history: superseded_by names its successor, valid_until says when.
-    columns = db["memories"].columns_dict
-    if "superseded_by" not in columns:
-        db["memories"].add_column("superseded_by", str)
-    if "valid_until" not in columns:
-        db["memories"].add_column("valid_until", int)
+    add_missing_columns(db["memories"], {"superseded_by": str, "valid_until": int})
     # Only current facts must be unique: "lives in Berlin" may come back
     # after a spell in Lisbon.
     db.execute("drop index if exists idx_memories_content_key")
@@ -217,16 +224,14 @@ def m006_injections(db):
 def m007_injection_retractions(db):
     # Outdated memories a block names as "No longer true", so the block can be
     # rebuilt byte for byte on later turns (injection.py).
-    if "retracted_ids" not in db["kinetaios_injections"].columns_dict:
-        db["kinetaios_injections"].add_column("retracted_ids", str, not_null_default="[]")
+    add_missing_columns(db["kinetaios_injections"], {"retracted_ids": (str, "[]")})
 
 
 @migration
 def m008_project_scope(db):
     # The project a memory belongs to (projects.py: a normalised git remote
     # URL, else the checkout's path); NULL means a global memory.
-    if "project" not in db["memories"].columns_dict:
-        db["memories"].add_column("project", str)
+    add_missing_columns(db["memories"], {"project": str})
     # Recall reads the ids of other projects' current memories every turn:
     # a covering index of the project memories only, so it never reads the
     # rows (and their vectors). Queries name it (INDEXED BY): without
@@ -240,8 +245,7 @@ def m008_project_scope(db):
 @migration
 def m009_pins(db):
     # When the memory was pinned (injected on every turn); NULL: not pinned.
-    if "pinned_at" not in db["memories"].columns_dict:
-        db["memories"].add_column("pinned_at", int)
+    add_missing_columns(db["memories"], {"pinned_at": int})
     # Read every turn; a partial index holds only the few pinned rows.
     db.execute(
         "create index if not exists idx_memories_pinned on memories (pinned_at) "
@@ -253,11 +257,7 @@ def m009_pins(db):
 def m010_memory_uses(db):
     # Which response each recorded block served, and how each memory in it
     # was chosen (pinned, cosine, hybrid, keyword, recent) with its score.
-    columns = db["kinetaios_injections"].columns_dict
-    if "response_id" not in columns:
-        db["kinetaios_injections"].add_column("response_id", str)
-    if "methods" not in columns:
-        db["kinetaios_injections"].add_column("methods", str, not_null_default="[]")
+    add_missing_columns(db["kinetaios_injections"], {"response_id": str, "methods": (str, "[]")})
     # One row per memory shown to a response, in any block of its request
     # (``llm memories used``, ``show``). Ids only: no memory text is copied.
     db["kinetaios_memory_uses"].create(
@@ -285,16 +285,10 @@ def m011_quarantine(db):
     # markers, encoded text) is stored but quarantined: ``flag`` holds the
     # reason, and it is never injected or offered by recall_memory until the
     # user approves it (flag cleared, ``approved_at`` set). safety.py.
-    columns = db["memories"].columns_dict
-    if "flag" not in columns:
-        db["memories"].add_column("flag", str)
-    if "approved_at" not in columns:
-        db["memories"].add_column("approved_at", int)
-    # When the write-time check ran on the current text. Memories stored
-    # before this migration have none, so the block still runs the detector
-    # on them; checked ones skip it (it costs about 1 ms a memory).
-    if "checked_at" not in columns:
-        db["memories"].add_column("checked_at", int)
+    # checked_at: when the write-time check ran on the current text.
+    # Memories stored before this migration have none, so the block still
+    # runs the detector on them; checked ones skip it (about 1 ms a memory).
+    add_missing_columns(db["memories"], {"flag": str, "approved_at": int, "checked_at": int})
     db.execute("create index if not exists idx_memories_flag on memories (flag) where flag is not null")
     # Approving a memory makes its vector recallable: the vector cache must see it.
     db.executescript(
@@ -312,11 +306,7 @@ def m012_vector_file(db):
     # Each vector is stored once, in a flat file beside logs.db that recall
     # maps (vector_cache.py); the row records where, and a CRC of the bytes
     # so damage to the file is noticed.
-    columns = db["memories"].columns_dict
-    if "vector_row" not in columns:
-        db["memories"].add_column("vector_row", int)
-    if "vector_crc" not in columns:
-        db["memories"].add_column("vector_crc", int)
+    add_missing_columns(db["memories"], {"vector_row": int, "vector_crc": int})
     from .store import MemoryStore
     from .vector_cache import move_column_vectors
 
