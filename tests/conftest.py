@@ -68,6 +68,21 @@ def fake():
 
 
 @pytest.fixture
+def embedded_texts(monkeypatch):
+    "Every text the fake embedding model embeds from here on, in order (clear() to restart)."
+    texts = []
+    original = kinetaios_fakes.FakeEmbed.embed_batch
+
+    def recording(self, items):
+        items = list(items)
+        texts.extend(items)
+        return original(self, items)
+
+    monkeypatch.setattr(kinetaios_fakes.FakeEmbed, "embed_batch", recording)
+    return texts
+
+
+@pytest.fixture
 def runner():
     return CliRunner()
 

@@ -116,8 +116,9 @@ def test_the_worker_does_not_wait_once_the_turn_is_logged(user_path):
     assert time.monotonic() - started < 10  # returned on the condition, not the deadline
 
 
-def test_a_batch_of_jobs_embeds_its_queries_once_and_looks_models_up_once(store, monkeypatch):
-    import kinetaios_fakes
+def test_a_batch_of_jobs_embeds_its_queries_once_and_looks_models_up_once(
+    store, monkeypatch, embedded_texts
+):
     import llm
 
     from llm_kinetaios import worker
@@ -126,18 +127,12 @@ def test_a_batch_of_jobs_embeds_its_queries_once_and_looks_models_up_once(store,
     texts = [f"I collect stamps from country {n}." for n in range(3)]
     for text in texts:
         store.enqueue_job("extract", {"model_id": "fake", "user": text, "assistant": "ok"})
-    embedded, lookups = [], []
-    original_embed = kinetaios_fakes.FakeEmbed.embed_batch
-    def embed_batch(self, items):
-        items = list(items)
-        embedded.extend(items)
-        return original_embed(self, items)
-
-    monkeypatch.setattr(kinetaios_fakes.FakeEmbed, "embed_batch", embed_batch)
+    embedded_texts.clear()
+    lookups = []
     original_get = llm.get_model
     monkeypatch.setattr(llm, "get_model", lambda name: lookups.append(name) or original_get(name))
     assert worker.run_queue(store) == 3
-    assert sorted(t for t in embedded if t in texts) == sorted(texts)  # each query once
+    assert sorted(t for t in embedded_texts if t in texts) == sorted(texts)  # each query once
     assert lookups == ["fake"]
     assert [job["status"] for job in store.jobs()] == ["done"] * 3
     assert "User collect stamps from country 0" in {m.content for m in store.list()}

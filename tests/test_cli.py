@@ -293,7 +293,7 @@ def test_every_command_has_help_with_an_example(runner, command):
     assert "Example" in output
 
 
-def test_export_with_vectors_restores_without_embedding(runner, store, tmp_path, monkeypatch):
+def test_export_with_vectors_restores_without_embedding(runner, store, tmp_path, embedded_texts):
     run(runner, "add", "User lives in Porto")
     run(runner, "add", "User likes green tea")
     before = dict(zip(*store.vectors("fake-embed")))
@@ -303,18 +303,9 @@ def test_export_with_vectors_restores_without_embedding(runner, store, tmp_path,
     document = json.loads(path.read_text())
     assert {m["embedding_model"] for m in document["memories"]} == {"fake-embed"}
     store.forget(everything=True)
-    import kinetaios_fakes
-
-    embedded = []
-    original = kinetaios_fakes.FakeEmbed.embed_batch
-    def embed_batch(self, items):
-        items = list(items)
-        embedded.extend(items)
-        return original(self, items)
-
-    monkeypatch.setattr(kinetaios_fakes.FakeEmbed, "embed_batch", embed_batch)
+    embedded_texts.clear()
     assert json.loads(run(runner, "import", str(path)).output) == {"imported": 2, "skipped": 0}
-    assert embedded == []  # the file's vectors were reused
+    assert embedded_texts == []  # the file's vectors were reused
     assert dict(zip(*store.vectors("fake-embed"))) == before
 
 
