@@ -19,6 +19,8 @@ Run from the repository root:
    texts would take minutes); 20 of them are planted near the query's real
    vector so cosine recall succeeds and returns 15, the common path. The query
    itself is embedded by the real model in the measured process, as in use.
+   They are marked checked, as the write path (or, for a store from before
+   the write-time check, the worker's first run) leaves them.
 
    Variants, interleaved round by round (other processes share the cores):
      fake                unwrapped baseline
@@ -105,6 +107,10 @@ def seed(user: Path, count: int, query_vector: np.ndarray, rng: np.random.Genera
                 "source": "import",
                 "embedding": vectors[i].astype("<f4").tobytes(),
                 "embedding_model": E5_ID,
+                # As the write path leaves a memory: checked, so a block shows
+                # it without running the detector (a store from before the
+                # check is brought under it by the first worker run).
+                "checked_at": 1,
             })
         for start in range(0, len(items), 2000):
             store.add_many(items[start:start + 2000])

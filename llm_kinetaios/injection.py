@@ -64,6 +64,9 @@ class Injection:
     # block (1-based), position (in the block), method, score, sent_by (the
     # response whose turn first sent the block; None: this turn's).
     shown: list[dict] = field(default_factory=list)
+    # Ids recall chose for this turn: marked used (MemoryStore.mark_used) once
+    # the answer is in, with the records, not in the time before it.
+    used: list[str] = field(default_factory=list)
 
 
 Chosen = dict  # memory id -> (method, score): how recall picked each memory

@@ -212,14 +212,20 @@ def judge_memories(store, query, settings, scope_id, embedding_model,
         log.warning("stored vectors do not match %s; run llm memories reindex",
                     embedding_model.model_id)
         return None
-    raw = matrix @ vector  # one vectorised product over every memory
     # Dead rows of the vector file (zeroed, id None) are never in scope.
     inscope = live_mask(ids)
     if excluded:
         inscope[rows_of(ids, excluded)] = False
     if not inscope.any():
         return None
-    if int(inscope.sum()) < MIN_STATS:
+    calibrated = int(inscope.sum()) >= MIN_STATS
+    query_cjk = is_cjk(query)
+    prior = query_prior(embedding_model, "cjk" if query_cjk else "other") if calibrated else None
+    # One pass over every memory's vector for both products: reading the
+    # vectors is the cost, not the arithmetic.
+    both = matrix @ (np.stack([vector, prior], axis=1) if prior is not None else vector[:, None])
+    raw = both[:, 0]
+    if not calibrated:
         threshold = settings.min_similarity
         if threshold is None:
             threshold = default_min_similarity(embedding_model)
@@ -227,9 +233,7 @@ def judge_memories(store, query, settings, scope_id, embedding_model,
         relevant = (margin > 0) & inscope
         score = raw
     else:
-        query_cjk = is_cjk(query)
-        prior = query_prior(embedding_model, "cjk" if query_cjk else "other")
-        score = raw - matrix @ prior if prior is not None else raw
+        score = raw - both[:, 1] if prior is not None else raw
         margin = score - float(score[inscope].mean())
         min_margin = settings.min_margin
         if min_margin is None:
@@ -251,7 +255,6 @@ def judge_memories(store, query, settings, scope_id, embedding_model,
             relevant[[i for i in borderline if (ids[i] in cjk) != query_cjk]] = True
     # Worth ranking: memories above the average (or, in a tiny store, above
     # the threshold); the keyword ranking may add others.
-    calibrated = int(inscope.sum()) >= MIN_STATS
     candidates = np.flatnonzero((margin > 0) & inscope) if calibrated else np.flatnonzero(relevant)
     depth = min(len(candidates), max(FUSION_DEPTH, settings.recall_limit * 3))
     if depth:

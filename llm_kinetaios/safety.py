@@ -344,9 +344,27 @@ _COMMON_ENGLISH = re.compile(r"\b(?:the|and|you|all|your|to|of|is|are|now|say|pr
 _INNER_PUNCTUATION = re.compile(r"(?<=\w)[-_*~.]{1,4}(?=\w)")
 _CASE_SENSITIVE_ROLE = re.compile(r"\b(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN)(?: (?:PROMPT|MESSAGE|NOTE|OVERRIDE|REQUEST))?\s?:")
 
+class _LazyPattern:
+    """A regular expression compiled on first use.
+
+    The detector's patterns take 70-100 ms to compile, and a turn whose
+    memories were all cleared at write time never runs them: compiling them
+    at import would put that on every turn's time before the first token.
+    """
+
+    def __init__(self, pattern: str, flags: int):
+        self._source = (pattern, flags)
+        self._compiled: re.Pattern | None = None
+
+    def __getattr__(self, name):  # search, match, finditer...: the compiled pattern's
+        if self._compiled is None:
+            self._compiled = re.compile(*self._source)
+        return getattr(self._compiled, name)
+
+
 def _compile(pattern: str, flags: int = 0) -> re.Pattern:
     "Patterns are matched against NFKC text, so they are NFKC too (Thai ำ, ...)."
-    return re.compile(unicodedata.normalize("NFKC", pattern), flags)
+    return _LazyPattern(unicodedata.normalize("NFKC", pattern), flags)  # type: ignore[return-value]
 
 
 _DETECTORS: list[tuple[str, re.Pattern]] = [

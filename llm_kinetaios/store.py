@@ -675,6 +675,28 @@ class MemoryStore:
                 changes.append(held[0], [(memory_id, held[1])])
         return self.get(memory_id)
 
+    def unchecked(self, limit: int) -> list[tuple[str, str]]:
+        """(id, content) of up to ``limit`` current memories the write-time
+        check has not seen: stored before it existed, or written straight to
+        the table. Approved and quarantined ones are settled already."""
+        return [tuple(row) for row in self.db.execute(
+            "select id, content from memories where checked_at is null and approved_at is null "
+            "and flag is null and superseded_by is null order by seq limit ?", [limit])]
+
+    def record_checks(self, verdicts: Iterable[tuple[str, str | None]]) -> None:
+        """Store the write-time check's verdict on existing memories: (id,
+        None) clears one (``checked_at``), (id, reason) quarantines it (its
+        vector leaves the file until the user approves it)."""
+        verdicts = list(verdicts)
+        at = now_ms()
+        with self._vector_transaction() as changes:
+            flagged = [memory_id for memory_id, reason in verdicts if reason]
+            if changes is not None and flagged:
+                changes.drop(flagged)
+            self.db.conn.executemany(
+                "update memories set checked_at = ?, flag = ? where id = ? and flag is null",
+                [(None if reason else at, reason, memory_id) for memory_id, reason in verdicts])
+
     def set_embeddings(self, pairs: Iterable[tuple[str, bytes]], model_id: str) -> int:
         "Store vectors for existing memories, in one transaction."
         count = 0

@@ -364,6 +364,14 @@ def main() -> None:
         try:
             wait_until_logged(store)
             run_queue(store)
+            # Off the user's path: memories stored before the write-time
+            # check existed would otherwise be checked in every turn that
+            # shows them.
+            from .write import check_stored
+
+            with worker_lock() as acquired:
+                if acquired:
+                    check_stored(store)
         finally:
             store.close()
     except Exception:

@@ -226,6 +226,7 @@ class _MemoryModelMixin:
         conversation_id = conversation.id if conversation else None
         store = MemoryStore.open()
         seen: list = []
+        used: list[str] = []  # marked used after the answer (Injection.used)
         try:
             chosen: dict = {}  # memory id -> (method, score)
 
@@ -249,11 +250,7 @@ class _MemoryModelMixin:
                 for memory, score in zip(result.memories, scores):
                     chosen.setdefault(memory.id, (result.method, score))
                 recalled_ids = {m.id for m in result.memories} if result.method != "recent" else set()
-                used = [*recalled_ids, *(m.id for m in pinned if m.id not in recalled_ids)]
-                try:  # bookkeeping: a database that takes no writes keeps what was read
-                    store.mark_used(used)
-                except Exception as ex:
-                    _warn_storage(ex, "memories recalled, but not marked as used")
+                used.extend([*recalled_ids, *(m.id for m in pinned if m.id not in recalled_ids)])
                 memories = pinned + [m for m in result.memories if chosen[m.id][0] != "pinned"]
                 seen.extend(memories)
                 return memories
@@ -269,6 +266,7 @@ class _MemoryModelMixin:
                     f"{injection.new_memories} new memories"
                     + (" (reset)" if injection.reset else "")
                 )
+                injection.used = used
                 return injection, format_block(seen) if seen else None
             # A chain (tool calls) sends the same user message several times:
             # reuse the block so the whole chain shares one cacheable prefix.
@@ -277,10 +275,9 @@ class _MemoryModelMixin:
                 memories = recalled()
                 self._block_cache = {cache_key: (memories, dict(chosen))}
             memories = self._block_cache[cache_key][0]
-            return (
-                fresh_injection(prompt.messages, *self._block_cache[cache_key]),
-                format_block(list(memories)) if memories else None,
-            )
+            injection = fresh_injection(prompt.messages, *self._block_cache[cache_key])
+            injection.used = used
+            return injection, format_block(list(memories)) if memories else None
         finally:
             store.close()
 
@@ -322,19 +319,21 @@ class _MemoryModelMixin:
         try:
             record = injection.record if injection else None
             shown = injection.shown if injection else []
+            used = injection.used if injection else []
             extract, index_history = self._work_for(prompt, response, conversation, text_chunks, settings)
-            if record is None and not shown and not (extract or index_history):
+            if record is None and not shown and not used and not (extract or index_history):
                 return
             from .store import MemoryStore
             from .worker import start_worker
 
             store = MemoryStore.open()
             try:
-                with store.transaction():  # one commit for both records
+                with store.transaction():  # one commit for every record of the turn
                     if record is not None:
                         store.record_injection(**record, response_id=response.id)
                     if shown:
                         store.record_uses(response.id, conversation.id if conversation else None, shown)
+                    store.mark_used(used)
                 if extract:
                     store.enqueue_job("extract", extract)
                 # History vectors: one pending job covers every new turn.

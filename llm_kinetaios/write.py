@@ -103,6 +103,23 @@ def check_memory(text: str, max_chars: int | None = MAX_MEMORY_CHARS) -> MemoryC
     return MemoryCheck(text=cleaned, flag=injection_reason(text))
 
 
+def check_stored(store: MemoryStore, limit: int = 1000, max_chars: int | None = MAX_MEMORY_CHARS) -> int:
+    """Bring up to ``limit`` memories stored without the write-time check
+    (before it existed, or written straight to the table) under it: cleared,
+    or quarantined with the reason, as if written today. Their text is left
+    as it is. Until then each is checked whenever a block shows it, which
+    costs a turn the detector's compilation (about 100 ms) and its run.
+    Returns how many were checked."""
+    unchecked = store.unchecked(limit)
+    verdicts = []
+    for memory_id, content in unchecked:
+        verdict = check_memory(content, max_chars)
+        verdicts.append((memory_id, verdict.refused or verdict.flag))
+    if verdicts:
+        store.record_checks(verdicts)
+    return len(verdicts)
+
+
 @dataclass
 class WriteReport:
     added: list[Memory] = field(default_factory=list)
