@@ -114,7 +114,13 @@ def check_stored(store: MemoryStore, limit: int = 1000, max_chars: int | None = 
     verdicts = []
     for memory_id, content in unchecked:
         verdict = check_memory(content, max_chars)
-        verdicts.append((memory_id, verdict.refused or verdict.flag))
+        if verdict.secret:
+            reason = "looks like a secret (the write path would refuse it)"
+        elif verdict.too_long:
+            reason = "longer than max-memory-chars"
+        else:
+            reason = verdict.flag or verdict.refused  # refused here: empty once hidden characters go
+        verdicts.append((memory_id, reason))
     if verdicts:
         store.record_checks(verdicts)
     return len(verdicts)
