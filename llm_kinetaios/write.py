@@ -21,6 +21,12 @@ import, or edit) and the ``memories`` table.
    only those) go to one extra call for the whole batch, which says whether
    the new fact duplicates, updates or is unrelated to the old one.
    An update supersedes the old fact: kept as history, no longer recalled.
+
+``write_memories`` reads as these stages, one function each: ``_check_items``
+(1, 2 and in-batch duplicates), ``_skip_stored_duplicates`` (3),
+``_embed_candidates`` and ``_nearest_memories`` (4), ``_merge_near_duplicates``,
+``_judge_close_calls`` and ``_apply_judgements`` (4, 5), ``_insert``, and
+``_supersede``.
 """
 
 from __future__ import annotations
@@ -190,14 +196,56 @@ def write_memories(
     ``items`` are dicts of MemoryStore.add arguments. ``vectors`` may carry
     precomputed embeddings (one per item, from ``embedding_model``).
     ``max_chars`` is the ``max_memory_chars`` setting.
-    """
-    from .embeddings import embed_passages, to_blob
 
-    report = WriteReport()
-    candidates: list[dict] = []
-    first_with_key: dict[str, int] = {}  # content key -> first input index with it
-    repeats: list[tuple[int, str]] = []  # (input index, key) of in-batch exact duplicates
-    home: dict[int, str] = {}  # input index -> id of the memory that stands for it
+    Each stage below takes the batch's working state, decides about some
+    candidates, and leaves the rest to the next stage.
+    """
+    batch = _Batch()
+    _check_items(batch, items, max_chars)
+    _skip_stored_duplicates(batch, store)
+    if batch.candidates:
+        matrix = _embed_candidates(batch.candidates, embedding_model, vectors)
+        neighbours, duplicate_level = _nearest_memories(
+            store, batch.candidates, matrix, embedding_model)
+        close_calls = _merge_near_duplicates(batch, neighbours, duplicate_level)
+        decisions = _judge_close_calls(batch, close_calls, judge_model)
+        supersedes = _apply_judgements(batch, close_calls, decisions)
+        added_by_key = _insert(batch, store)
+        _supersede(batch, store, supersedes, added_by_key)
+    return batch.placed()
+
+
+@dataclass
+class _Batch:
+    """One write's working state, handed from stage to stage.
+
+    ``candidates`` are the facts still to be written, as dicts of
+    MemoryStore.add arguments plus ``_index`` (their input index) and
+    ``_key`` (their content key); each stage removes the ones it settles.
+    """
+
+    report: WriteReport = field(default_factory=WriteReport)
+    candidates: list[dict] = field(default_factory=list)
+    first_with_key: dict[str, int] = field(default_factory=dict)  # content key -> first input index
+    repeats: list[tuple[int, str]] = field(default_factory=list)  # (input index, key): in-batch repeats
+    home: dict[int, str] = field(default_factory=dict)  # input index -> id of the memory standing for it
+
+    def placed(self) -> WriteReport:
+        """The report, with ``merged_into`` filled from ``home``; an in-batch
+        repeat goes wherever the first input with its content went."""
+        for index, key in self.repeats:
+            if self.first_with_key[key] in self.home:
+                self.home[index] = self.home[self.first_with_key[key]]
+        added = set(self.report.added_from)
+        self.report.merged_into = sorted(
+            (i, memory_id) for i, memory_id in self.home.items() if i not in added)
+        return self.report
+
+
+def _check_items(batch: _Batch, items: list[dict], max_chars: int | None) -> None:
+    """Stage 1: the shared check (length, hiding characters, secrets,
+    quarantine) on every input, and in-batch exact duplicates skipped."""
+    report = batch.report
     for index, item in enumerate(items):
         # The text as written: line breaks stay (joining lines would hide a
         # heading or role line from the checks); the block makes it one bullet.
@@ -210,17 +258,21 @@ def write_memories(
             else:
                 report.empty += 1
             continue
-        content = check.text
-        key = content_key(content, item.get("project"))
-        if key in first_with_key:
+        key = content_key(check.text, item.get("project"))
+        if key in batch.first_with_key:
             report.duplicates += 1
-            repeats.append((index, key))
+            batch.repeats.append((index, key))
             continue
-        first_with_key[key] = index
-        candidates.append({**item, "content": content, "flag": check.flag,
-                           "checked_at": now_ms(), "_index": index, "_key": key})
-    # A project fact that a global memory already states is a duplicate too:
-    # the global one is recalled in every project.
+        batch.first_with_key[key] = index
+        batch.candidates.append({**item, "content": check.text, "flag": check.flag,
+                                 "checked_at": now_ms(), "_index": index, "_key": key})
+
+
+def _skip_stored_duplicates(batch: _Batch, store: MemoryStore) -> None:
+    """Stage 2: exact duplicates of current memories are skipped. A project
+    fact that a global memory already states is a duplicate too: the global
+    one is recalled in every project."""
+    candidates = batch.candidates
     existing = store.existing_keys(
         [c["_key"] for c in candidates]
         + [content_key(c["content"]) for c in candidates if c.get("project")]
@@ -230,109 +282,166 @@ def write_memories(
         found = existing.get(candidate["_key"]) or (
             existing.get(content_key(candidate["content"])) if candidate.get("project") else None)
         if found:
-            home[candidate["_index"]] = found
+            batch.home[candidate["_index"]] = found
         else:
             fresh.append(candidate)
-    report.duplicates += len(candidates) - len(fresh)
-    if not fresh:
-        return _placed(report, home, first_with_key, repeats)
+    batch.report.duplicates += len(candidates) - len(fresh)
+    batch.candidates = fresh
 
-    # Vectors for the new facts.
-    matrix = None
-    if embedding_model is not None:
-        try:
-            if vectors is not None:
-                import numpy as np
 
-                matrix = np.stack([vectors[c["_index"]] for c in fresh])
-            else:
-                matrix = embed_passages(embedding_model, [c["content"] for c in fresh])
-            for candidate, vector in zip(fresh, matrix):
-                candidate["embedding"] = to_blob(vector)
-                candidate["embedding_model"] = embedding_model.model_id
-        except Exception:
-            log.exception("embedding failed; facts stored without vectors")
-            matrix = None
+def _embed_candidates(candidates: list[dict], embedding_model, vectors):
+    """Stage 3: vectors for the new facts (precomputed ``vectors`` if given),
+    set on each candidate. Returns the (facts, dimensions) matrix, or None
+    without an embedding model or when embedding fails: the facts are then
+    stored without vectors."""
+    from .embeddings import embed_passages, to_blob
 
-    # Nearest current memories of every new fact.
-    neighbours: list[list[tuple[Memory, float]]] = [[] for _ in fresh]
+    if embedding_model is None:
+        return None
+    try:
+        if vectors is not None:
+            import numpy as np
+
+            matrix = np.stack([vectors[c["_index"]] for c in candidates])
+        else:
+            matrix = embed_passages(embedding_model, [c["content"] for c in candidates])
+        for candidate, vector in zip(candidates, matrix):
+            candidate["embedding"] = to_blob(vector)
+            candidate["embedding_model"] = embedding_model.model_id
+    except Exception:
+        log.exception("embedding failed; facts stored without vectors")
+        return None
+    return matrix
+
+
+Neighbours = list[list[tuple[Memory, float]]]
+
+
+def _nearest_memories(store: MemoryStore, candidates: list[dict], matrix,
+                      embedding_model) -> tuple[Neighbours, float]:
+    """Stage 4: the nearest current memories of every new fact, closest
+    first, with the score at which a neighbour counts as a duplicate: by
+    embedding when the facts have vectors, else by word overlap."""
+    if matrix is None:
+        return _nearest_by_words(store, candidates), WORD_OVERLAP_DUPLICATE
     duplicate_level = getattr(embedding_model, "duplicate_similarity", DEFAULT_DUPLICATE_SIMILARITY)
     related_level = getattr(embedding_model, "related_similarity", DEFAULT_RELATED_SIMILARITY)
-    if matrix is not None:
-        ids, stored = store.current_vectors(embedding_model.model_id)
-        if ids:
-            if stored.shape[1] == matrix.shape[1]:
-                scores = matrix @ stored.T  # (new, stored) in one product
-                _mask_other_scopes(store, scores, ids, [c.get("project") for c in fresh])
-                by_id = {}
-                for row, candidate in enumerate(fresh):
-                    best = scores[row].argsort()[::-1][:NEIGHBOURS]
-                    pairs = [(ids[i], float(scores[row, i])) for i in best
-                             if scores[row, i] >= related_level]
-                    by_id.update({i: None for i, _ in pairs})
-                    neighbours[row] = pairs  # type: ignore[assignment]
-                memories = {m.id: m for m in store.get_many(list(by_id))}
-                neighbours = [[(memories[i], s) for i, s in pairs if i in memories]
-                              for pairs in neighbours]
-    else:
-        for row, candidate in enumerate(fresh):
-            hits = store.search(candidate["content"], NEIGHBOURS)
-            overlaps = [(m, word_overlap(candidate["content"], m.content)) for m, _ in hits
-                        if m.project in (None, candidate.get("project"))]
-            neighbours[row] = [(m, o) for m, o in overlaps if o >= WORD_OVERLAP_DUPLICATE]
-            duplicate_level = WORD_OVERLAP_DUPLICATE
+    neighbours: Neighbours = [[] for _ in candidates]
+    ids, stored = store.current_vectors(embedding_model.model_id)
+    if not ids or stored.shape[1] != matrix.shape[1]:
+        return neighbours, duplicate_level
+    scores = matrix @ stored.T  # (new, stored) in one product
+    _mask_other_scopes(store, scores, ids, [c.get("project") for c in candidates])
+    id_pairs = []
+    for row in range(len(candidates)):
+        best = scores[row].argsort()[::-1][:NEIGHBOURS]
+        id_pairs.append([(ids[i], float(scores[row, i])) for i in best
+                         if scores[row, i] >= related_level])
+    memories = {m.id: m for m in store.get_many(
+        list(dict.fromkeys(i for pairs in id_pairs for i, _ in pairs)))}
+    neighbours = [[(memories[i], s) for i, s in pairs if i in memories] for pairs in id_pairs]
+    return neighbours, duplicate_level
 
-    # Merge near-duplicates; collect the close calls for the judge.
+
+def _nearest_by_words(store: MemoryStore, candidates: list[dict]) -> Neighbours:
+    "Without vectors: full-text search hits whose words overlap the fact's enough."
+    neighbours: Neighbours = []
+    for candidate in candidates:
+        hits = store.search(candidate["content"], NEIGHBOURS)
+        overlaps = [(m, word_overlap(candidate["content"], m.content)) for m, _ in hits
+                    if m.project in (None, candidate.get("project"))]
+        neighbours.append([(m, o) for m, o in overlaps if o >= WORD_OVERLAP_DUPLICATE])
+    return neighbours
+
+
+def _merge_near_duplicates(batch: _Batch, neighbours: Neighbours,
+                           duplicate_level: float) -> list[tuple[int, Memory]]:
+    """Stage 5: a fact whose nearest memory is a near-duplicate is merged
+    into it (not added). Returns the close calls for the judge: (index in the
+    remaining candidates, old memory)."""
     to_add: list[dict] = []
-    close_calls: list[tuple[int, Memory]] = []  # (index in to_add, old memory)
-    for candidate, near in zip(fresh, neighbours):
+    close_calls: list[tuple[int, Memory]] = []
+    for candidate, near in zip(batch.candidates, neighbours):
         if near and near[0][1] >= duplicate_level:
-            report.merged += 1
-            home[candidate["_index"]] = near[0][0].id
+            batch.report.merged += 1
+            batch.home[candidate["_index"]] = near[0][0].id
             continue
         to_add.append(candidate)
         for memory, _ in near:
             close_calls.append((len(to_add) - 1, memory))
+    batch.candidates = to_add
+    batch.report.close_pairs = len(close_calls)
+    return close_calls
 
-    report.close_pairs = len(close_calls)
-    decisions: dict[int, str] = {}
-    if close_calls and judge_model is not None:
-        try:
-            decisions = judge(judge_model, [(to_add[i]["content"], m.content) for i, m in close_calls])
-            report.judge_calls = 1
-        except Exception:
-            log.exception("the update judge failed; close facts are kept side by side")
 
+def _judge_close_calls(batch: _Batch, close_calls: list[tuple[int, Memory]],
+                       judge_model) -> dict[int, str]:
+    """Stage 6: one judge call for all close pairs, when a judge model is
+    given. Returns the relation by pair number (from 1); a failed call
+    decides nothing, so close facts are kept side by side."""
+    if not close_calls or judge_model is None:
+        return {}
+    try:
+        decisions = judge(judge_model,
+                          [(batch.candidates[i]["content"], m.content) for i, m in close_calls])
+    except Exception:
+        log.exception("the update judge failed; close facts are kept side by side")
+        return {}
+    batch.report.judge_calls = 1
+    return decisions
+
+
+def _apply_judgements(batch: _Batch, close_calls: list[tuple[int, Memory]],
+                      decisions: dict[int, str]) -> list[tuple[str, str]]:
+    """Stage 7: judged duplicates are merged; the updates found, by
+    extraction (``supersedes``) or by the judge, are returned as
+    (content key of the new fact, id of the old memory). A quarantined fact
+    retires nothing: it is not known to be true."""
+    candidates = batch.candidates
+    supersedes = [(c["_key"], c["supersedes"]) for c in candidates
+                  if c.get("supersedes") and not c["flag"]]
     drop: set[int] = set()
-    # A quarantined fact retires nothing: it is not known to be true.
-    supersedes: list[tuple[int, str]] = [
-        (i, c["supersedes"]) for i, c in enumerate(to_add) if c.get("supersedes") and not c["flag"]
-    ]
     for pair_number, (add_index, memory) in enumerate(close_calls, 1):
         relation = decisions.get(pair_number)
+        candidate = candidates[add_index]
         if relation == "duplicate":
             drop.add(add_index)
-            home.setdefault(to_add[add_index]["_index"], memory.id)
-        elif relation == "updates" and not to_add[add_index]["flag"]:
-            supersedes.append((add_index, memory.id))
-    report.merged += len(drop)
-    kept = [c for i, c in enumerate(to_add) if i not in drop]
-    index_by_key = {c["_key"]: c["_index"] for c in kept}
+            batch.home.setdefault(candidate["_index"], memory.id)
+        elif relation == "updates" and not candidate["flag"]:
+            supersedes.append((candidate["_key"], memory.id))
+    batch.report.merged += len(drop)
+    batch.candidates = [c for i, c in enumerate(candidates) if i not in drop]
+    return supersedes
+
+
+def _insert(batch: _Batch, store: MemoryStore) -> dict[str, str]:
+    """Stage 8: the remaining facts go into the table in one transaction (a
+    fact stored meanwhile by another writer is skipped as a duplicate).
+    Returns the new memory ids by content key."""
+    report = batch.report
+    index_by_key = {c["_key"]: c["_index"] for c in batch.candidates}
     added, skipped = store.add_many(
-        [{k: v for k, v in c.items() if k not in ("_index", "_key", "supersedes")} for c in kept]
+        [{k: v for k, v in c.items() if k not in ("_index", "_key", "supersedes")}
+         for c in batch.candidates]
     )
     report.duplicates += skipped
     report.added = added
     report.flagged = sum(1 for m in added if m.flag)
     added_by_key = {content_key(m.content, m.project): m.id for m in added}
     report.added_from = [index_by_key[content_key(m.content, m.project)] for m in added]
-    home.update(zip(report.added_from, (m.id for m in added)))
-    for add_index, old_id in supersedes:
-        new_id = added_by_key.get(to_add[add_index]["_key"])
+    batch.home.update(zip(report.added_from, (m.id for m in added)))
+    return added_by_key
+
+
+def _supersede(batch: _Batch, store: MemoryStore, supersedes: list[tuple[str, str]],
+               added_by_key: dict[str, str]) -> None:
+    """Stage 9: each update that was stored retires the memory it replaces
+    (kept as history, no longer recalled)."""
+    for key, old_id in supersedes:
+        new_id = added_by_key.get(key)
         if new_id:
             store.supersede(old_id, new_id)
-            report.superseded.append((old_id, new_id))
-    return _placed(report, home, first_with_key, repeats)
+            batch.report.superseded.append((old_id, new_id))
 
 
 def _mask_other_scopes(store: MemoryStore, scores, ids: list[str], projects: list) -> None:
@@ -351,17 +460,6 @@ def _mask_other_scopes(store: MemoryStore, scores, ids: list[str], projects: lis
         rows = [row for row, p in enumerate(projects) if p == project]
         if other.any():
             scores[np.ix_(rows, np.flatnonzero(other))] = -np.inf
-
-
-def _placed(report: WriteReport, home: dict[int, str], first_with_key, repeats) -> WriteReport:
-    """Fill ``report.merged_into`` from ``home``; an in-batch repeat goes
-    wherever the first input with its content went."""
-    for index, key in repeats:
-        if first_with_key[key] in home:
-            home[index] = home[first_with_key[key]]
-    added = set(report.added_from)
-    report.merged_into = sorted((i, memory_id) for i, memory_id in home.items() if i not in added)
-    return report
 
 
 def judge(model, pairs: list[tuple[str, str]]) -> dict[int, str]:
