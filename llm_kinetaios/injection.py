@@ -143,99 +143,149 @@ def sticky_injection(
     prints = user_fingerprints(messages)
     if not prints:
         return Injection()
-    rows = store.injections(conversation_id, [fp for _, fp in prints])
-    wanted = {i for row in rows.values() for i in (*row["memory_ids"], *row["retracted_ids"])}
-    by_id = {m.id: m for m in store.get_many(sorted(wanted))}
-
-    def rebuilt(row) -> tuple[bool, str | None]:
-        "(still reads as it did when sent, the block)."
-        memories = [by_id.get(i) for i in row["memory_ids"]]
-        retracted = [by_id.get(i) for i in row["retracted_ids"]]
-        if any(m is None for m in memories + retracted):
-            return False, None
-        block = format_block(memories, retracted)
-        return block_sha(block) == row["block_sha"], block
-
-    def since_reset(turns) -> list[tuple[int, dict]]:
-        "The recorded turns among ``turns`` from the latest reset on."
-        chosen: list[tuple[int, dict]] = []
-        for index, fingerprint in turns:
-            row = rows.get(fingerprint)
-            if row is not None:
-                if row["reset"]:
-                    chosen = []
-                chosen.append((index, row))
-        return chosen
-
-    def entries_of(turns, blocks) -> list:
-        "shown_in_blocks entries of the recorded ``turns`` whose block is sent."
-        return [
-            (index, [by_id[i] for i in row["memory_ids"]], [by_id[i] for i in row["retracted_ids"]],
-             {i: tuple(m) for i, m in zip(row["memory_ids"], row["methods"])}, row.get("response_id"))
-            for index, row in turns if index in blocks
-        ]
-
-    def blocks_of(turns) -> tuple[bool, dict[int, str]]:
-        blocks, valid = {}, True
-        for index, row in turns:
-            ok, block = rebuilt(row)
-            valid = valid and ok
-            if block:
-                blocks[index] = block
-        return valid, blocks
-
+    recorded = RecordedTurns.load(store, conversation_id, prints)
     newest_index, newest_print = prints[-1]
-    if newest_print in rows:  # this turn again: re-send exactly what it was sent
-        turns = since_reset(prints)
-        valid, blocks = blocks_of(turns)
-        if valid:
-            return Injection(blocks, earlier=len(blocks) - (newest_index in blocks),
-                             shown=shown_in_blocks(entries_of(turns, blocks)))
+    if newest_print in recorded.rows:  # this turn again: re-send exactly what it was sent
+        again = recorded.resent(prints, newest_index)
+        if again is not None:
+            return again
 
-    earlier = since_reset(prints[:-1])
-    valid, blocks = blocks_of(earlier)
-    shown = list(dict.fromkeys(i for _, row in earlier for i in row["memory_ids"]))
-    already_retracted = {i for _, row in earlier for i in row["retracted_ids"]}
+    earlier = recorded.since_reset(prints[:-1])
+    valid, blocks = recorded.blocks_of(earlier)
     recalled = recall_memories()
-    retracted: list = []
-    new: list = []
+    new, retracted = [], []
     if valid:
-        retracted = [by_id[i] for i in shown if not by_id[i].current and i not in already_retracted]
-        replacements = [current_replacement(store, m) for m in retracted]
-        for replacement in replacements:
-            if replacement is not None:
-                chosen.setdefault(replacement.id, ("update", None))
-        offered = set(shown)
-        for memory in [*(r for r in replacements if r is not None), *recalled]:
-            if memory.id not in offered:
-                offered.add(memory.id)
-                new.append(memory)
-        if full:
-            new = recalled + [m for m in new if m.id not in {r.id for r in recalled}]
-    sent = set(shown) | {m.id for m in new}
+        new, retracted = _new_since(store, recorded, earlier, recalled, chosen, full)
+    sent = recorded.shown_ids(earlier) | {m.id for m in new}
     reset = not valid or len(sent) > STICKY_CAP_FACTOR * max(recall_limit, 1)
     if reset:
         blocks, new, retracted = {}, recalled, []
     block = format_block(new, retracted)
     earlier_count = len(blocks)
+    entries = recorded.entries_of(earlier, blocks) if not reset else []
     if block:
         blocks[newest_index] = block
-    entries = entries_of(earlier, blocks) if not reset else []
-    if block:
         entries.append((newest_index, new, retracted, chosen, None))
     record = None
     if block or reset:  # a reset is recorded even when empty: later turns start from it
-        record = dict(
-            conversation_id=conversation_id,
-            fingerprint=newest_print,
-            memory_ids=[m.id for m in new],
-            retracted_ids=[m.id for m in retracted],
-            block_sha=block_sha(block),
-            reset=reset,
-            methods=[chosen.get(m.id, ("unknown", None)) for m in new],
-        )
+        record = _record(conversation_id, newest_print, new, retracted, block, reset, chosen)
     return Injection(blocks, record, earlier_count, len(new) if block else 0, reset,
                      shown_in_blocks(entries))
+
+
+Turns = list[tuple[int, dict]]  # (message index, recorded kinetaios_injections row)
+
+
+@dataclass
+class RecordedTurns:
+    """What earlier turns of a conversation sent: their recorded rows by
+    fingerprint, and the memories those rows name, by id."""
+
+    rows: dict[str, dict]
+    by_id: dict
+
+    @classmethod
+    def load(cls, store, conversation_id: str | None, prints: list[tuple[int, str]]) -> "RecordedTurns":
+        rows = store.injections(conversation_id, [fp for _, fp in prints])
+        wanted = {i for row in rows.values() for i in (*row["memory_ids"], *row["retracted_ids"])}
+        return cls(rows, {m.id: m for m in store.get_many(sorted(wanted))})
+
+    def since_reset(self, turns: list[tuple[int, str]]) -> Turns:
+        "The recorded turns among ``turns`` (message index, fingerprint) from the latest reset on."
+        found: Turns = []
+        for index, fingerprint in turns:
+            row = self.rows.get(fingerprint)
+            if row is not None:
+                if row["reset"]:
+                    found = []
+                found.append((index, row))
+        return found
+
+    def rebuilt(self, row: dict) -> tuple[bool, str | None]:
+        "(still reads as it did when sent, the block)."
+        memories = [self.by_id.get(i) for i in row["memory_ids"]]
+        retracted = [self.by_id.get(i) for i in row["retracted_ids"]]
+        if any(m is None for m in memories + retracted):
+            return False, None
+        block = format_block(memories, retracted)
+        return block_sha(block) == row["block_sha"], block
+
+    def blocks_of(self, turns: Turns) -> tuple[bool, dict[int, str]]:
+        "(every block still reads as it did, the blocks by message index)."
+        blocks, valid = {}, True
+        for index, row in turns:
+            ok, block = self.rebuilt(row)
+            valid = valid and ok
+            if block:
+                blocks[index] = block
+        return valid, blocks
+
+    def entries_of(self, turns: Turns, blocks: dict[int, str]) -> list:
+        "shown_in_blocks entries of the recorded ``turns`` whose block is sent."
+        return [
+            (index, [self.by_id[i] for i in row["memory_ids"]],
+             [self.by_id[i] for i in row["retracted_ids"]],
+             {i: tuple(m) for i, m in zip(row["memory_ids"], row["methods"])}, row.get("response_id"))
+            for index, row in turns if index in blocks
+        ]
+
+    @staticmethod
+    def shown_ids(turns: Turns) -> set[str]:
+        return {i for _, row in turns for i in row["memory_ids"]}
+
+    def resent(self, prints: list[tuple[int, str]], newest_index: int) -> Injection | None:
+        """The Injection that re-sends a turn answered before exactly as it
+        was sent; None when one of its blocks no longer reads so."""
+        turns = self.since_reset(prints)
+        valid, blocks = self.blocks_of(turns)
+        if not valid:
+            return None
+        return Injection(blocks, earlier=len(blocks) - (newest_index in blocks),
+                         shown=shown_in_blocks(self.entries_of(turns, blocks)))
+
+
+def _new_since(store, recorded: RecordedTurns, earlier: Turns, recalled: list,
+               chosen: Chosen, full: bool) -> tuple[list, list]:
+    """(new, retracted) for this turn's block, when the earlier blocks are
+    re-sent: the newer facts of memories superseded since an earlier block
+    showed them, then the recalled memories no earlier block showed; and
+    those superseded memories, to be marked no longer true."""
+    shown = list(dict.fromkeys(i for _, row in earlier for i in row["memory_ids"]))
+    retracted = _superseded_since(recorded, earlier, shown)
+    replacements = [r for r in (current_replacement(store, m) for m in retracted) if r is not None]
+    for replacement in replacements:
+        chosen.setdefault(replacement.id, ("update", None))
+    offered = set(shown)
+    new = []
+    for memory in [*replacements, *recalled]:
+        if memory.id not in offered:
+            offered.add(memory.id)
+            new.append(memory)
+    if full:
+        recalled_ids = {r.id for r in recalled}
+        new = recalled + [m for m in new if m.id not in recalled_ids]
+    return new, retracted
+
+
+def _superseded_since(recorded: RecordedTurns, earlier: Turns, shown: list[str]) -> list:
+    "The memories earlier blocks showed that are no longer current and no block has retracted yet."
+    already_retracted = {i for _, row in earlier for i in row["retracted_ids"]}
+    return [recorded.by_id[i] for i in shown
+            if not recorded.by_id[i].current and i not in already_retracted]
+
+
+def _record(conversation_id, fingerprint: str, new: list, retracted: list, block: str | None,
+            reset: bool, chosen: Chosen) -> dict:
+    "MemoryStore.record_injection arguments for this turn's block."
+    return dict(
+        conversation_id=conversation_id,
+        fingerprint=fingerprint,
+        memory_ids=[m.id for m in new],
+        retracted_ids=[m.id for m in retracted],
+        block_sha=block_sha(block),
+        reset=reset,
+        methods=[chosen.get(m.id, ("unknown", None)) for m in new],
+    )
 
 
 def current_replacement(store, memory, max_hops: int = 20):
