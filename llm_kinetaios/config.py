@@ -129,57 +129,71 @@ def coerce_setting(key: str, value):
         raise ValueError(
             f"Unknown setting '{key}'. Known settings: {', '.join(Settings.field_names())}"
         )
+    if key in OPTIONAL_MODELS:
+        return _optional_model(value)
+    if key in BOUNDS:
+        return _optional_number(key, value, *BOUNDS[key])
+    if key in CHOICES:
+        return _choice(key, value, CHOICES[key])
     default = getattr(Settings(), key)
-    if key in ("embedding_model", "extraction_model"):
-        if value is None or str(value).strip().lower() in ("", "none", "null"):
-            return None
-        return str(value)
-    if key == "min_similarity":
-        if value is None or str(value).strip().lower() in ("", "none", "null", "auto"):
-            return None
-        number = float(value)
-        if not -1.0 <= number <= 1.0:
-            raise ValueError("min_similarity must be between -1 and 1")
-        return number
-    if key == "min_margin":
-        if value is None or str(value).strip().lower() in ("", "none", "null", "auto"):
-            return None
-        number = float(value)
-        if not 0.0 <= number <= 2.0:
-            raise ValueError("min_margin must be between 0 and 2")
-        return number
-    if key == "scope":
-        if value not in SCOPES:
-            raise ValueError(f"scope must be one of: {', '.join(SCOPES)}")
-        return value
-    if key == "ranking":
-        if value not in RANKINGS:
-            raise ValueError(f"ranking must be one of: {', '.join(RANKINGS)}")
-        return value
-    if key == "injection":
-        if value not in INJECTIONS:
-            raise ValueError(f"injection must be one of: {', '.join(INJECTIONS)}")
-        return value
-    if isinstance(default, bool):
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text in ("1", "true", "yes", "on"):
-            return True
-        if text in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(f"{key} must be true or false")
-    if isinstance(default, int):
-        if isinstance(value, bool):
-            raise ValueError(f"{key} must be a whole number")
-        number = int(value)
-        if number < 0:
-            raise ValueError(f"{key} must not be negative")
-        return number
-    if isinstance(default, list):
-        if isinstance(value, str):
-            value = [item.strip() for item in value.split(",") if item.strip()]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ValueError(f"{key} must be a list of model ids")
-        return value
+    # bool before int: True is an int too.
+    for kind, coerce in ((bool, _boolean), (int, _count), (list, _model_list)):
+        if isinstance(default, kind):
+            return coerce(key, value)
     return str(value)
+
+
+# How each setting that is not simply typed by its default is read.
+OPTIONAL_MODELS = ("embedding_model", "extraction_model")  # None: see Settings
+BOUNDS = {"min_similarity": (-1.0, 1.0), "min_margin": (0.0, 2.0)}  # None or "auto": the model's own
+CHOICES = {"scope": SCOPES, "ranking": RANKINGS, "injection": INJECTIONS}
+_NONE_WORDS = ("", "none", "null")
+
+
+def _optional_model(value) -> str | None:
+    if value is None or str(value).strip().lower() in _NONE_WORDS:
+        return None
+    return str(value)
+
+
+def _optional_number(key: str, value, low: float, high: float) -> float | None:
+    if value is None or str(value).strip().lower() in (*_NONE_WORDS, "auto"):
+        return None
+    number = float(value)
+    if not low <= number <= high:
+        raise ValueError(f"{key} must be between {low:g} and {high:g}")
+    return number
+
+
+def _choice(key: str, value, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ValueError(f"{key} must be one of: {', '.join(choices)}")
+    return value
+
+
+def _boolean(key: str, value) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{key} must be true or false")
+
+
+def _count(key: str, value) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"{key} must be a whole number")
+    number = int(value)
+    if number < 0:
+        raise ValueError(f"{key} must not be negative")
+    return number
+
+
+def _model_list(key: str, value) -> list[str]:
+    if isinstance(value, str):
+        value = [item.strip() for item in value.split(",") if item.strip()]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{key} must be a list of model ids")
+    return value
