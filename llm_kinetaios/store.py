@@ -16,7 +16,7 @@ import unicodedata
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import llm
 import sqlite_utils
@@ -38,6 +38,8 @@ RETRY_DELAY_SECONDS = 30
 BACKLOG_SECONDS = 120
 
 SOURCES = ("extracted", "manual", "import")
+# Values per ``in (...)`` list: well under SQLite's limit of variables per statement.
+IN_CHUNK = 500
 
 
 class MemoryNotFound(KeyError):
@@ -271,18 +273,21 @@ class MemoryStore:
 
     def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
         "The memories with these ids (unknown ids are left out), in no order."
-        found: list[Memory] = []
-        memory_ids = list(memory_ids)
-        for start in range(0, len(memory_ids), 500):
-            chunk = memory_ids[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            found.extend(
-                Memory.from_row(row)
-                for row in self.db.query(
-                    f"select {Memory.COLUMNS} from memories where id in ({marks})", chunk
-                )
-            )
-        return found
+        return [
+            Memory.from_row(row)
+            for row in self._query_in(
+                f"select {Memory.COLUMNS} from memories where id in ({{marks}})", memory_ids)
+        ]
+
+    def _query_in(self, sql: str, values: Iterable, params: Sequence = ()) -> Iterator[dict]:
+        """The rows of ``sql``, whose ``{marks}`` stands for the placeholders
+        of an ``in (...)`` list, for all ``values`` (after ``params``): in
+        chunks of IN_CHUNK, as SQLite limits the variables of a statement."""
+        values = list(values)
+        for start in range(0, len(values), IN_CHUNK):
+            chunk = values[start : start + IN_CHUNK]
+            yield from self.db.query(
+                sql.format(marks=", ".join("?" * len(chunk))), [*params, *chunk])
 
     def count(self, conversation_id: str | None = None) -> int:
         "How many current memories there are, in all or tied to one conversation."
@@ -407,18 +412,14 @@ class MemoryStore:
     def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, bytes]]:
         "memory id -> (model id, float32 vector bytes), for the ones that have one."
         found: dict[str, tuple[str, bytes]] = {}
-        memory_ids = list(memory_ids)
         by_model: dict[str, list] = {}
-        for start in range(0, len(memory_ids), 500):
-            chunk = memory_ids[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            for memory_id, model_id, row, blob in self.db.execute(
-                f"select id, embedding_model, vector_row, embedding from memories "
-                f"where id in ({marks}) and embedding_model is not null", chunk):
-                if blob is not None:
-                    found[memory_id] = (model_id, blob)
-                elif row is not None:
-                    by_model.setdefault(model_id, []).append((memory_id, row))
+        for row in self._query_in(
+            "select id, embedding_model, vector_row, embedding from memories "
+            "where id in ({marks}) and embedding_model is not null", memory_ids):
+            if row["embedding"] is not None:
+                found[row["id"]] = (row["embedding_model"], row["embedding"])
+            elif row["vector_row"] is not None:
+                by_model.setdefault(row["embedding_model"], []).append((row["id"], row["vector_row"]))
         from .vector_cache import gather
 
         for model_id, pairs in by_model.items():
@@ -454,19 +455,12 @@ class MemoryStore:
     def existing_keys(self, keys: Iterable[str]) -> dict[str, str]:
         """Which of these normalised contents are stored already: content key
         -> id of the current memory holding it (there is at most one)."""
-        keys = list(set(keys))
-        found: dict[str, str] = {}
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            found.update(
-                self.db.execute(
-                    f"select content_key, id from memories where superseded_by is null "
-                    f"and content_key in ({marks})",
-                    chunk,
-                ).fetchall()
-            )
-        return found
+        return {
+            row["content_key"]: row["id"]
+            for row in self._query_in(
+                "select content_key, id from memories where superseded_by is null "
+                "and content_key in ({marks})", set(keys))
+        }
 
     def stats(self) -> dict:
         "Counts for ``llm memories stats``."
@@ -558,33 +552,7 @@ class MemoryStore:
         with self._vector_transaction() as changes:
             next_seq = self._next_seq()
             for item in items:
-                content = item["content"].strip()
-                if not content:
-                    raise ValueError("A memory cannot be empty")
-                source = item.get("source") or "manual"
-                if source not in SOURCES:
-                    raise ValueError(f"Unknown memory source: {source}")
-                row = {
-                    "id": item.get("id") or new_id(),
-                    "seq": next_seq,
-                    "content": content,
-                    "content_key": content_key(content, item.get("project")),
-                    "conversation_id": item.get("conversation_id"),
-                    "project": item.get("project"),
-                    "pinned_at": item.get("pinned_at"),
-                    "source": source,
-                    "source_response_id": item.get("source_response_id"),
-                    "created_at": item.get("created_at") or now_ms(),
-                    "updated_at": None,
-                    "last_used_at": None,
-                    "use_count": 0,
-                    "embedding": item.get("embedding"),
-                    "embedding_model": item.get("embedding_model")
-                    if item.get("embedding") is not None
-                    else None,
-                    "flag": item.get("flag"),
-                    "checked_at": item.get("checked_at"),
-                }
+                row = _new_row(item, next_seq)
                 blob = row["embedding"]
                 if changes is not None and not row["flag"]:
                     row["embedding"] = None  # the vector file gets it, below
@@ -772,24 +740,19 @@ class MemoryStore:
     def injections(self, conversation_id: str | None, fingerprints: Sequence[str]) -> dict[str, dict]:
         """The recorded blocks of these turns of a conversation: fingerprint
         -> row, with ``memory_ids`` and ``retracted_ids`` decoded."""
-        fingerprints = list(fingerprints)
-        found: dict[str, dict] = {}
-        for start in range(0, len(fingerprints), 500):
-            chunk = fingerprints[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            for row in self.db.query(
+        return {
+            row["fingerprint"]: {
+                **row,
+                "memory_ids": json.loads(row["memory_ids"]),
+                "retracted_ids": json.loads(row["retracted_ids"]),
+                "methods": json.loads(row["methods"] or "[]"),
+            }
+            for row in self._query_in(
                 "select fingerprint, memory_ids, retracted_ids, methods, response_id, block_sha, reset "
                 "from kinetaios_injections "
-                f"where conversation_id = ? and fingerprint in ({marks})",
-                [conversation_id or "", *chunk],
-            ):
-                found[row["fingerprint"]] = {
-                    **row,
-                    "memory_ids": json.loads(row["memory_ids"]),
-                    "retracted_ids": json.loads(row["retracted_ids"]),
-                    "methods": json.loads(row["methods"] or "[]"),
-                }
-        return found
+                "where conversation_id = ? and fingerprint in ({marks})",
+                fingerprints, [conversation_id or ""])
+        }
 
     def record_injection(
         self,
@@ -1055,6 +1018,37 @@ class MemoryStore:
              if row["result"] else None}
             for row in rows
         ]
+
+
+def _new_row(item: dict, seq: int) -> dict:
+    "The ``memories`` row for one of ``MemoryStore.add``'s argument dicts."
+    content = item["content"].strip()
+    if not content:
+        raise ValueError("A memory cannot be empty")
+    source = item.get("source") or "manual"
+    if source not in SOURCES:
+        raise ValueError(f"Unknown memory source: {source}")
+    return {
+        "id": item.get("id") or new_id(),
+        "seq": seq,
+        "content": content,
+        "content_key": content_key(content, item.get("project")),
+        "conversation_id": item.get("conversation_id"),
+        "project": item.get("project"),
+        "pinned_at": item.get("pinned_at"),
+        "source": source,
+        "source_response_id": item.get("source_response_id"),
+        "created_at": item.get("created_at") or now_ms(),
+        "updated_at": None,
+        "last_used_at": None,
+        "use_count": 0,
+        "embedding": item.get("embedding"),
+        "embedding_model": item.get("embedding_model")
+        if item.get("embedding") is not None
+        else None,
+        "flag": item.get("flag"),
+        "checked_at": item.get("checked_at"),
+    }
 
 
 def _scope_clause(
