@@ -30,6 +30,7 @@ import hashlib
 import logging
 import os
 import sys
+from dataclasses import dataclass
 from typing import Any, Optional
 
 import llm
@@ -70,15 +71,17 @@ def options_with_memory(inner_options: type) -> type:
     return _OPTION_CLASSES[inner_options]
 
 
-def resolve_model(model_id: str | None):
-    """llm.get_model, cached per process, unwrapping a memory model.
+def resolve_model(model_id: str | None, *, async_model: bool = False):
+    """llm.get_model (``async_model``: llm.get_async_model), cached per
+    process, unwrapping a memory model.
 
     ``memory`` follows the user's default model; if that default is itself a
     memory model, its inner model is used, never a wrapper of a wrapper.
     """
-    key = model_id or ""
+    key = ("async:" if async_model else "") + (model_id or "")
     if key not in _INNER_CACHE:
-        model = llm.get_model(model_id or llm.get_default_model())
+        get_model = llm.get_async_model if async_model else llm.get_model
+        model = get_model(model_id or llm.get_default_model())
         while isinstance(model, _MemoryModelMixin):
             model = model.inner
         _INNER_CACHE[key] = model
@@ -115,6 +118,7 @@ class _MemoryModelMixin:
     """What the sync and async wrappers share: delegation and the turn logic."""
 
     inner_model_id: str | None
+    async_inner = False  # the async twin wraps llm's async model of the same id
 
     def __init__(self, model_id: str, inner_model_id: str | None):
         self.model_id = model_id
@@ -142,7 +146,7 @@ class _MemoryModelMixin:
             )
 
     def _resolve_inner(self):
-        return resolve_model(self.inner_model_id)
+        return resolve_model(self.inner_model_id, async_model=self.async_inner)
 
     @property
     def Options(self):  # noqa: N802 - llm reads model.Options
@@ -311,6 +315,27 @@ class _MemoryModelMixin:
         except Exception:
             log.debug("could not record the prefix decision", exc_info=True)
 
+    def _start_turn(self, prompt, stream, response, conversation, key) -> "_Turn":
+        """Recall and inject, then start the inner model (or, with the
+        recall_memory tool offered, the wrapper's tool loop): the turn's
+        chunks, not yet iterated."""
+        inner = self.inner
+        settings = load_settings()  # once per turn: a small JSON file
+        inner_prompt, injection = self._inner_prompt(prompt, inner, conversation, settings)
+        if _offers_recall_tool(prompt, inner, settings):
+            chunks = self._with_recall_tool(inner, inner_prompt, stream, response, conversation, key)
+        elif isinstance(inner, (llm.KeyModel, llm.AsyncKeyModel)):
+            chunks = inner.execute(inner_prompt, stream, response, conversation, key)
+        else:
+            chunks = inner.execute(inner_prompt, stream, response, conversation)
+        return _Turn(inner, settings, inner_prompt, injection, chunks)
+
+    def _end_turn(self, turn: "_Turn", prompt, response, conversation, text_chunks) -> None:
+        "Once the answer is complete: learn how the plugin read the prompt, record and queue the turn's work."
+        self._learn_from(turn.inner, turn.inner_prompt)
+        self._after_response(prompt, response, conversation, text_chunks, turn.settings,
+                             turn.injection)
+
     def _after_response(
         self, prompt, response, conversation, text_chunks, settings, injection=None
     ) -> None:
@@ -328,19 +353,8 @@ class _MemoryModelMixin:
 
             store = MemoryStore.open()
             try:
-                with store.transaction():  # one commit for every record of the turn
-                    if record is not None:
-                        store.record_injection(**record, response_id=response.id)
-                    if shown:
-                        store.record_uses(response.id, conversation.id if conversation else None, shown)
-                    store.mark_used(used)
-                if extract:
-                    store.enqueue_job("extract", extract)
-                # History vectors: one pending job covers every new turn.
-                if index_history and not store.db["memory_jobs"].count_where(
-                    "kind = 'index_history' and status = 'pending'"
-                ):
-                    store.enqueue_job("index_history", {"response_id": response.id})
+                _record_turn(store, response, conversation, record, shown, used)
+                _queue_turn_work(store, response, extract, index_history)
             finally:
                 store.close()
             if extract or index_history:
@@ -376,6 +390,39 @@ class _MemoryModelMixin:
         if not extract:
             _debug("extraction skipped: nothing to learn from this turn")
         return (payload if extract else None), bool(settings.embedding_model)
+
+
+def _record_turn(store, response, conversation, record: dict | None, shown: list[dict],
+                 used: list[str]) -> None:
+    "The turn's injection, the memories it showed and their use marks, in one commit."
+    with store.transaction():
+        if record is not None:
+            store.record_injection(**record, response_id=response.id)
+        if shown:
+            store.record_uses(response.id, conversation.id if conversation else None, shown)
+        store.mark_used(used)
+
+
+def _queue_turn_work(store, response, extract: dict | None, index_history: bool) -> None:
+    "The turn's extraction job, and a history-indexing job unless one is pending."
+    if extract:
+        store.enqueue_job("extract", extract)
+    # History vectors: one pending job covers every new turn.
+    if index_history and not store.db["memory_jobs"].count_where(
+        "kind = 'index_history' and status = 'pending'"
+    ):
+        store.enqueue_job("index_history", {"response_id": response.id})
+
+
+@dataclass
+class _Turn:
+    "One turn under way, between _start_turn and _end_turn."
+
+    inner: Any
+    settings: Settings
+    inner_prompt: Any
+    injection: Any  # injection.Injection, or None
+    chunks: Any  # the inner model's (or the tool loop's) chunks, sync or async
 
 
 def _text_of(chunk) -> str:
@@ -593,127 +640,107 @@ def _follow_up(private, inner_prompt, tool_results):
     return follow
 
 
-def _loop_limit_error():
-    return ValueError(
-        f"Chain limit of {MAX_TOOL_ROUNDS} exceeded: the model kept calling recall_memory "
-        "without answering"
-    )
+class _ToolLoop:
+    """The private recall_memory loop's bookkeeping, shared by the sync and
+    async wrappers (which differ only in how they run each round): the
+    tool offered, the private conversation, the event relay, the rounds and
+    the tokens they used."""
+
+    def __init__(self, model, inner, inner_prompt, conversation):
+        from .tools import recall_memory
+
+        inner_prompt.tools = [llm.Tool.function(recall_memory)]
+        self.model = model
+        self.inner = inner
+        self.inner_prompt = inner_prompt
+        self.conversation = _private_conversation(conversation)
+        self.relay = _EventRelay()
+        self.rounds = 0
+        self.input_tokens = self.output_tokens = 0
+
+    def round_done(self, private) -> bool:
+        """Count a finished round; True when the model called the tool and
+        another round is due. Past MAX_TOOL_ROUNDS, llm's "Chain limit" error."""
+        self.relay.next_round()
+        self.input_tokens += private.input_tokens or 0
+        self.output_tokens += private.output_tokens or 0
+        if not private._tool_calls:
+            return False
+        if self.rounds == MAX_TOOL_ROUNDS:
+            raise ValueError(
+                f"Chain limit of {MAX_TOOL_ROUNDS} exceeded: the model kept calling recall_memory "
+                "without answering"
+            )
+        if self.rounds == 0:
+            self.model._learn_from(self.inner, self.inner_prompt)
+        self.rounds += 1
+        _debug(f"recall_memory called: {[c.arguments for c in private._tool_calls]}")
+        return True
+
+    def follow_up(self, private, tool_results):
+        return _follow_up(private, self.inner_prompt, tool_results)
+
+    def set_usage(self, response) -> None:
+        if self.input_tokens or self.output_tokens:
+            response.set_usage(input=self.input_tokens, output=self.output_tokens)
 
 
 class MemoryModel(_MemoryModelMixin, llm.KeyModel):
     "A sync llm model that recalls before and extracts after every turn."
 
     def execute(self, prompt, stream, response, conversation, key=None):
-        inner = self.inner
-        settings = load_settings()  # once per turn: a small JSON file
-        inner_prompt, injection = self._inner_prompt(prompt, inner, conversation, settings)
+        turn = self._start_turn(prompt, stream, response, conversation, key)
         text = []
-        if _offers_recall_tool(prompt, inner, settings):
-            chunks = self._with_recall_tool(inner, inner_prompt, stream, response, conversation, key)
-        elif isinstance(inner, llm.KeyModel):
-            chunks = inner.execute(inner_prompt, stream, response, conversation, key)
-        else:
-            chunks = inner.execute(inner_prompt, stream, response, conversation)
-        for chunk in chunks:
+        for chunk in turn.chunks:
             text.append(_text_of(chunk))
             yield chunk
-        self._learn_from(inner, inner_prompt)
-        self._after_response(prompt, response, conversation, text, settings, injection)
+        self._end_turn(turn, prompt, response, conversation, text)
 
     def _with_recall_tool(self, inner, inner_prompt, stream, response, conversation, key):
         """Run the inner model with recall_memory offered, answering its calls
         here. Text and reasoning reach the logged response; the tool round
         trip stays out of the conversation, as the memory block does. A model
         that keeps calling the tool ends in llm's "Chain limit" error."""
-        from .tools import recall_memory
-
-        inner_prompt.tools = [llm.Tool.function(recall_memory)]
-        private_conversation = _private_conversation(conversation)
-        private = llm.Response(inner_prompt, inner, stream, conversation=private_conversation, key=key)
-        relay = _EventRelay()
-        input_tokens = output_tokens = 0
-        for round_number in range(MAX_TOOL_ROUNDS + 1):
+        loop = _ToolLoop(self, inner, inner_prompt, conversation)
+        request = inner_prompt
+        while True:
+            private = llm.Response(request, inner, stream, conversation=loop.conversation, key=key)
             for event in private.stream_events():
-                forwarded = relay.relay(event)
+                forwarded = loop.relay.relay(event)
                 if forwarded is not None:
                     yield forwarded
-            relay.next_round()
-            input_tokens += private.input_tokens or 0
-            output_tokens += private.output_tokens or 0
-            if not private._tool_calls:
+            if not loop.round_done(private):
                 break
-            if round_number == MAX_TOOL_ROUNDS:
-                raise _loop_limit_error()
-            if round_number == 0:
-                self._learn_from(inner, inner_prompt)
-            _debug(f"recall_memory called: {[c.arguments for c in private._tool_calls]}")
-            follow = _follow_up(private, inner_prompt, private.execute_tool_calls())
-            private = llm.Response(follow, inner, stream, conversation=private_conversation, key=key)
-        if input_tokens or output_tokens:
-            response.set_usage(input=input_tokens, output=output_tokens)
+            request = loop.follow_up(private, private.execute_tool_calls())
+        loop.set_usage(response)
 
 
 class AsyncMemoryModel(_MemoryModelMixin, llm.AsyncKeyModel):
     "The async twin of MemoryModel, for ``llm --async`` and the Python API."
 
-    def _resolve_inner(self):
-        model_id = self.inner_model_id or llm.get_default_model()
-        key = f"async:{model_id}"
-        if key not in _INNER_CACHE:
-            model = llm.get_async_model(model_id)
-            while isinstance(model, _MemoryModelMixin):
-                model = model.inner
-            _INNER_CACHE[key] = model
-        return _INNER_CACHE[key]
+    async_inner = True
 
     async def execute(self, prompt, stream, response, conversation, key=None):
-        inner = self.inner
         # Recall and queueing touch SQLite briefly; cheap enough to run inline.
-        settings = load_settings()
-        inner_prompt, injection = self._inner_prompt(prompt, inner, conversation, settings)
-        if _offers_recall_tool(prompt, inner, settings):
-            chunks = self._with_recall_tool(inner, inner_prompt, stream, response, conversation, key)
-        elif isinstance(inner, llm.AsyncKeyModel):
-            chunks = inner.execute(inner_prompt, stream, response, conversation, key)
-        else:
-            chunks = inner.execute(inner_prompt, stream, response, conversation)
+        turn = self._start_turn(prompt, stream, response, conversation, key)
         text = []
-        async for chunk in chunks:
+        async for chunk in turn.chunks:
             text.append(_text_of(chunk))
             yield chunk
-        self._learn_from(inner, inner_prompt)
-        self._after_response(prompt, response, conversation, text, settings, injection)
+        self._end_turn(turn, prompt, response, conversation, text)
 
     async def _with_recall_tool(self, inner, inner_prompt, stream, response, conversation, key):
         "MemoryModel._with_recall_tool, awaiting the inner model."
-        from .tools import recall_memory
-
-        inner_prompt.tools = [llm.Tool.function(recall_memory)]
-        private_conversation = _private_conversation(conversation)
-        private = llm.AsyncResponse(
-            inner_prompt, inner, stream, conversation=private_conversation, key=key
-        )
-        relay = _EventRelay()
-        input_tokens = output_tokens = 0
-        for round_number in range(MAX_TOOL_ROUNDS + 1):
+        loop = _ToolLoop(self, inner, inner_prompt, conversation)
+        request = inner_prompt
+        while True:
+            private = llm.AsyncResponse(
+                request, inner, stream, conversation=loop.conversation, key=key)
             async for event in private.astream_events():
-                forwarded = relay.relay(event)
+                forwarded = loop.relay.relay(event)
                 if forwarded is not None:
                     yield forwarded
-            relay.next_round()
-            input_tokens += private.input_tokens or 0
-            output_tokens += private.output_tokens or 0
-            if not private._tool_calls:
+            if not loop.round_done(private):
                 break
-            if round_number == MAX_TOOL_ROUNDS:
-                raise _loop_limit_error()
-            if round_number == 0:
-                self._learn_from(inner, inner_prompt)
-            _debug(f"recall_memory called: {[c.arguments for c in private._tool_calls]}")
-            results = await private.execute_tool_calls()
-            follow = _follow_up(private, inner_prompt, results)
-            private = llm.AsyncResponse(
-                follow, inner, stream, conversation=private_conversation, key=key
-            )
-        if input_tokens or output_tokens:
-            response.set_usage(input=input_tokens, output=output_tokens)
+            request = loop.follow_up(private, await private.execute_tool_calls())
+        loop.set_usage(response)
