@@ -4,6 +4,28 @@ Applied migrations are recorded in ``_kinetaios_migrations``, never in llm's
 ``_llm_migrations``, so llm's migrator and ours cannot confuse each other's
 history, and every table we add is prefixed or named so as not to clash with
 one llm may add later.
+
+Why not sqlite-utils' own ``Migrations`` class (sqlite-utils >= 4, which llm
+0.36 requires): it would break two guarantees the tests check.
+
+* Existing databases. ``Migrations`` keeps its records in one table keyed by
+  (``migration_set``, ``name``) with an ``id`` key. Every logs.db this plugin
+  has touched records ours in ``_kinetaios_migrations`` (``name`` key, no
+  ``migration_set``): pointing ``Migrations.migrations_table`` at it fails
+  with "no such column: migration_set", and using ``_sqlite_migrations``
+  instead would re-run every migration on an upgraded database unless the
+  old records were copied over first
+  (tests/test_reliability.py::test_upgrading_a_database_from_an_earlier_schema_keeps_every_memory,
+  tests/test_migrations.py).
+* Concurrent first opens. ``Migrations.apply`` lists the pending migrations,
+  then records each with a plain insert under a unique index, so a second
+  process that listed them before the first committed fails with an
+  IntegrityError; ``migrate`` below records with ``replace=True`` and the
+  second process carries on (every migration is safe to re-run).
+
+It would bring one thing ours lacks, a transaction around each migration
+and its record; re-runnable migrations give the same end state after a kill
+(tests/test_migrations.py::test_a_migration_interrupted_before_its_record_reapplies_cleanly).
 """
 
 import datetime
