@@ -1,13 +1,17 @@
-"""A deterministic fake chat model for the benchmarks, and the plumbing to
-expose it to a real ``llm`` subprocess.
+"""The benchmarks' fake chat model, and the plumbing to expose it to a real
+``llm`` subprocess.
 
-The benchmarks' own copy (not tests/kinetaios_fakes.py), so the tests can
-change freely. The model never touches the network.
+The fake models live in tests/kinetaios_fakes.py; BenchFakeChat is its
+FakeChat with the rules the benchmarks' measurements rely on: only "I ..."
+sentences become facts, a new "User live(s) in X" updates a known fact that
+places the user elsewhere, the judge keeps every close pair, answers can be
+padded to a realistic length, and every call is logged (below). The model
+never touches the network.
 
 * In-process: ``pm.register(fake_models, name=...)``, as llm's test suite does.
 * In a subprocess: ``plugin_dir()`` writes a dist-info with an ``llm`` entry
-  point pointing at this module; ``subprocess_env()`` puts it and this folder
-  on PYTHONPATH and names it in LLM_LOAD_PLUGINS.
+  point pointing at this module; ``subprocess_env()`` puts it, this folder
+  and tests/ on PYTHONPATH and names it in LLM_LOAD_PLUGINS.
 
 Every call the model receives is recorded in ``CALLS`` and, if the
 ``KINETAIOS_BENCH_CALL_LOG`` variable names a file, appended to it as one JSON
@@ -28,11 +32,16 @@ from pathlib import Path
 import llm
 
 HERE = Path(__file__).resolve().parent
+TESTS = HERE.parent / "tests"  # home of the fake models (kinetaios_fakes)
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+import kinetaios_fakes  # noqa: E402
+from kinetaios_fakes import FakeChat, extraction_user_text, message_texts, request_kind, streamed  # noqa: E402
+
 DIST_NAME = "kinetaios-bench-fakes"
 CALL_LOG_ENV = "KINETAIOS_BENCH_CALL_LOG"
 ANSWER_WORDS_ENV = "KINETAIOS_BENCH_ANSWER_WORDS"
-EXTRACTION_MARKER = "You maintain a long-term memory"  # extraction.EXTRACTION_SYSTEM
-JUDGE_MARKER = "You keep a memory of facts"  # write.JUDGE_SYSTEM (the update judge)
 
 # A scripted conversation: durable facts ("I ..." sentences, which the fake
 # extractor turns into memories), an update of an earlier fact, and plain
@@ -87,24 +96,10 @@ CALLS: list[dict] = []  # every call in this process, oldest first
 LOADED_AT = time.perf_counter()
 
 
-def message_texts(messages) -> list[tuple[str, str]]:
-    "[(role, text)] for a prompt's message chain: exactly what the model is sent."
-    from llm.parts import TextPart
-
-    return [
-        (m.role, "".join(p.text for p in m.parts if isinstance(p, TextPart)))
-        for m in messages
-    ]
-
-
 def facts_from(user_text: str) -> list[str]:
-    "The fake extractor's rule: each sentence \"I ...\" becomes \"User ...\"."
-    facts = []
-    for sentence in re.split(r"(?<=[.!?])\s+", user_text.strip()):
-        sentence = sentence.strip().rstrip(".!?")
-        if sentence.startswith("I "):
-            facts.append("User " + sentence[2:])
-    return facts
+    """The benchmarks' extractor rule: each sentence "I ..." becomes "User
+    ..." (the tests' other kinds of fact, project and instruction, left out)."""
+    return [fact for fact, mark in kinetaios_fakes.marked_facts_from(user_text) if mark is None]
 
 
 def updates_for(facts: list[str], extraction_prompt: str) -> list[dict]:
@@ -133,51 +128,39 @@ def _record(entry: dict) -> None:
             fp.write(json.dumps(entry) + "\n")
 
 
-class BenchFakeChat(llm.Model):
+class BenchFakeChat(FakeChat):
     """Streams "echo: <last user text>" (plus optional filler words) at once;
-    answers extraction calls with {"facts": [...]}."""
+    answers extraction calls with {"facts": [...], "updates": [...]}, and the
+    judge with no decision (close facts are kept side by side)."""
 
-    model_id = "fake"
-    can_stream = True
-    supports_schema = True
     supports_tools = True  # as Claude does: memory models then offer recall_memory
 
-    class Options(llm.Options):
-        temperature: float | None = None
-
-    def execute(self, prompt, stream, response, conversation):
-        texts = message_texts(prompt.messages)
-        system = prompt.system or ""
-        kind = ("extraction" if system.startswith(EXTRACTION_MARKER)
-                else "judge" if system.startswith(JUDGE_MARKER) else "answer")
-        extraction = kind == "extraction"
+    def _answer(self, prompt, stream, response):
         _record({
-            "kind": kind,
+            "kind": request_kind(prompt),
             "pid": os.getpid(),
             "t": time.time(),
             "system": prompt.system,
             "tools": [{"name": t.name, "description": t.description,
                        "input_schema": t.input_schema} for t in (prompt.tools or [])],
-            "messages": texts,
+            "messages": message_texts(prompt.messages),
         })
-        if extraction:
-            user = re.search(r"<user_message>\n(.*?)\n</user_message>", prompt.prompt or "", re.S)
-            facts = facts_from(user.group(1) if user else "")
-            yield json.dumps({"facts": facts, "updates": updates_for(facts, prompt.prompt or "")})
-            return
-        if kind == "judge":  # every close pair is unrelated: keep both facts
-            yield json.dumps({"decisions": []})
-            return
-        last_user = [t for role, t in texts if role == "user"][-1]
+        yield from super()._answer(prompt, stream, response)
+
+    def judge_answer(self, prompt) -> str:
+        return json.dumps({"decisions": []})  # every close pair is unrelated: keep both facts
+
+    def extraction_answer(self, prompt):
+        facts = facts_from(extraction_user_text(prompt))
+        yield json.dumps({"facts": facts, "updates": updates_for(facts, prompt.prompt or "")})
+
+    def chat_answer(self, prompt, stream, response):
+        last_user = [t for role, t in message_texts(prompt.messages) if role == "user"][-1]
         words = int(os.environ.get(ANSWER_WORDS_ENV) or 0)
         filler = " ".join((_FILLER * (words // len(_FILLER) + 1))[:words])
         answer = f"echo: {last_user}" + (f"\n\n{filler}" if filler else "")
         _record_timing("first_token")
-        if stream:
-            for word in re.findall(r"\S+\s*", answer):
-                yield word
-        else:
-            yield answer
+        yield from streamed(answer, stream)
 
 
 def _record_timing(kind: str) -> None:
@@ -207,17 +190,8 @@ def register_models(register):
 
 
 def plugin_dir(parent: Path) -> Path:
-    """A folder holding a dist-info whose ``llm`` entry point is this module.
-
-    llm's LLM_LOAD_PLUGINS looks plugins up by distribution name, so a
-    METADATA + entry_points.txt pair on sys.path is all a subprocess needs.
-    """
-    folder = Path(parent) / "bench-plugins"
-    dist = folder / f"{DIST_NAME.replace('-', '_')}-0.1.dist-info"
-    dist.mkdir(parents=True, exist_ok=True)
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {DIST_NAME}\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[llm]\nbench_fakes = fake_models\n")
-    return folder
+    "A folder holding a dist-info whose ``llm`` entry point is this module."
+    return kinetaios_fakes.plugin_dir(parent, DIST_NAME, "fake_models")
 
 
 def subprocess_env(user_path: Path, plugins: Path | None, load_plugins: str, **extra) -> dict:
@@ -227,7 +201,7 @@ def subprocess_env(user_path: Path, plugins: Path | None, load_plugins: str, **e
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("LLM_KINETAIOS", "KINETAIOS_BENCH"))
            and k != "PYTHONDONTWRITEBYTECODE"}
-    paths = [str(HERE)] + ([str(plugins)] if plugins else [])
+    paths = [str(HERE), str(TESTS)] + ([str(plugins)] if plugins else [])
     if env.get("PYTHONPATH"):
         paths.append(env["PYTHONPATH"])
     env.update(

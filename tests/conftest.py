@@ -38,15 +38,15 @@ def user_path(tmp_path, monkeypatch):
 
     wrapper._INNER_CACHE.clear()
     wrapper._WARNED.clear()
-    kinetaios_fakes.FAKE_HISTORY.calls.clear()
-    for model in (kinetaios_fakes.FAKE_CHAT, kinetaios_fakes.FAKE_LEGACY):
-        model.calls.clear()
-        model.prompts.clear()
-        model.extraction_calls.clear()
-        model.extraction_schemas.clear()
-        model.judge_calls.clear()
-        model.fail_extraction = None
     yield path
+
+
+@pytest.fixture(autouse=True)
+def fakes(monkeypatch):
+    "Fresh fake models for each test: the ones llm finds (see kinetaios_fakes.FAKES)."
+    models = kinetaios_fakes.Fakes()
+    monkeypatch.setattr(kinetaios_fakes, "FAKES", models)
+    return models
 
 
 def write_settings(path, **values):
@@ -63,8 +63,18 @@ def settings(user_path):
 
 
 @pytest.fixture
-def fake():
-    return kinetaios_fakes.FAKE_CHAT
+def fake(fakes):
+    return fakes.chat
+
+
+@pytest.fixture
+def fake_legacy(fakes):
+    return fakes.legacy
+
+
+@pytest.fixture
+def fake_history(fakes):
+    return fakes.history
 
 
 @pytest.fixture

@@ -1,8 +1,14 @@
-"""Deterministic stand-ins for a chat model and an embedding model.
+"""Deterministic stand-ins for a chat model and an embedding model: the one
+home of the project's fake models.
 
 Used in-process by the tests (registered with llm's plugin manager, as llm's
-own test suite does) and, through a generated entry point, by the tests that
-run ``llm`` as a real subprocess. No network, no API key.
+own test suite does) and, through a generated entry point (``plugin_dir``),
+by the tests that run ``llm`` as a real subprocess. The benchmarks'
+fake (benchmarks/fake_models.py) is a subclass of FakeChat that changes only
+what its measurements rely on. No network, no API key.
+
+The models registered are those of ``FAKES``; the tests' conftest puts a
+fresh ``Fakes`` there for every test, so no record outlives its test.
 """
 
 import datetime
@@ -94,39 +100,48 @@ class FakeChat(llm.Model):
         yield from self._answer(prompt, stream, response)
 
     def _answer(self, prompt, stream, response):
+        "The request's kind, by its system prompt, decides the answer."
+        kind = request_kind(prompt)
+        if kind == "judge":
+            yield self.judge_answer(prompt)
+        elif kind == "extraction":
+            yield from self.extraction_answer(prompt)
+        else:
+            yield from self.chat_answer(prompt, stream, response)
+
+    def judge_answer(self, prompt) -> str:
+        self.judge_calls.append(prompt.prompt)
+        return json.dumps({"decisions": judge_pairs(prompt.prompt)})
+
+    def extraction_answer(self, prompt):
+        self.extraction_calls.append(message_texts(prompt.messages))
+        self.extraction_schemas.append(prompt.schema)
+        gate = os.environ.get("KINETAIOS_FAKE_GATE")
+        if gate:  # wait until the test opens the gate
+            deadline = time.monotonic() + 60
+            while not Path(gate).exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+        if isinstance(self.fail_extraction, Exception):
+            raise self.fail_extraction
+        if self.fail_extraction == "garbage" or os.environ.get("KINETAIOS_FAKE_GARBAGE"):
+            yield "Sure! Here is what I found: <<<nothing useful>>>"
+            return
+        turn_date = re.search(r"<turn_date>\n(\d{4}-\d\d-\d\d)", prompt.prompt)
+        marked = marked_facts_from(extraction_user_text(prompt),
+                                   turn_date.group(1) if turn_date else None)
+        facts = [fact for fact, _ in marked]
+        known = re.findall(r"^\[(\d+)\] (.*)$", prompt.prompt, re.M)
+        # Same rule as the fake judge: same first three words = an update.
+        updates = [{"fact": i, "known": int(n)} for i, fact in enumerate(facts, 1)
+                   for n, old in known if fact.split()[:3] == old.split()[:3] and fact != old]
+        yield json.dumps({
+            "facts": facts, "updates": updates,
+            "project": [i for i, (_, mark) in enumerate(marked, 1) if mark == "project"],
+            "instructions": [i for i, (_, mark) in enumerate(marked, 1) if mark == "instruction"],
+        })
+
+    def chat_answer(self, prompt, stream, response):
         texts = message_texts(prompt.messages)
-        if prompt.system and prompt.system.startswith(JUDGE_MARKER):
-            self.judge_calls.append(prompt.prompt)
-            yield json.dumps({"decisions": judge_pairs(prompt.prompt)})
-            return
-        if prompt.system and prompt.system.startswith(EXTRACTION_MARKER):
-            self.extraction_calls.append(texts)
-            self.extraction_schemas.append(prompt.schema)
-            gate = os.environ.get("KINETAIOS_FAKE_GATE")
-            if gate:  # wait until the test opens the gate
-                deadline = time.monotonic() + 60
-                while not Path(gate).exists() and time.monotonic() < deadline:
-                    time.sleep(0.05)
-            if isinstance(self.fail_extraction, Exception):
-                raise self.fail_extraction
-            if self.fail_extraction == "garbage" or os.environ.get("KINETAIOS_FAKE_GARBAGE"):
-                yield "Sure! Here is what I found: <<<nothing useful>>>"
-                return
-            user = re.search(r"<user_message>\n(.*?)\n</user_message>", prompt.prompt, re.S)
-            turn_date = re.search(r"<turn_date>\n(\d{4}-\d\d-\d\d)", prompt.prompt)
-            marked = marked_facts_from(user.group(1) if user else "",
-                                       turn_date.group(1) if turn_date else None)
-            facts = [fact for fact, _ in marked]
-            known = re.findall(r"^\[(\d+)\] (.*)$", prompt.prompt, re.M)
-            # Same rule as the fake judge: same first three words = an update.
-            updates = [{"fact": i, "known": int(n)} for i, fact in enumerate(facts, 1)
-                       for n, old in known if fact.split()[:3] == old.split()[:3] and fact != old]
-            yield json.dumps({
-                "facts": facts, "updates": updates,
-                "project": [i for i, (_, mark) in enumerate(marked, 1) if mark == "project"],
-                "instructions": [i for i, (_, mark) in enumerate(marked, 1) if mark == "instruction"],
-            })
-            return
         self.calls.append(texts)
         self.prompts.append(prompt)
         first_user = next((t for role, t in texts if role == "user" and not t.startswith("## ")), "")
@@ -146,11 +161,31 @@ class FakeChat(llm.Model):
         response.set_usage(input=len(last_user.split()), output=len(answer.split()))
         if prompt.schema:
             answer = json.dumps({"echo": last_user})
-        if stream:
-            for word in re.findall(r"\S+\s*", answer):
-                yield word
-        else:
-            yield answer
+        yield from streamed(answer, stream)
+
+
+def request_kind(prompt) -> str:
+    "\"judge\", \"extraction\" or \"answer\": which of the plugin's calls (or the user's turn) this is."
+    system = prompt.system or ""
+    if system.startswith(JUDGE_MARKER):
+        return "judge"
+    if system.startswith(EXTRACTION_MARKER):
+        return "extraction"
+    return "answer"
+
+
+def extraction_user_text(prompt) -> str:
+    "The user message an extraction request asks about."
+    user = re.search(r"<user_message>\n(.*?)\n</user_message>", prompt.prompt or "", re.S)
+    return user.group(1) if user else ""
+
+
+def streamed(answer: str, stream: bool):
+    "The answer word by word when streaming, else at once."
+    if stream:
+        yield from re.findall(r"\S+\s*", answer)
+    else:
+        yield answer
 
 
 class FakeAsyncChat(llm.AsyncModel):
@@ -237,19 +272,39 @@ class FakeEmbed(llm.EmbeddingModel):
             yield vector
 
 
-FAKE_CHAT = FakeChat()
-FAKE_ASYNC = FakeAsyncChat(FAKE_CHAT)
-FAKE_LEGACY = FakeLegacyChat()
-FAKE_HISTORY = FakeHistoryChat()
+class Fakes:
+    "One set of the fake chat models (the embedding model keeps no record)."
+
+    def __init__(self):
+        self.chat = FakeChat()
+        self.async_chat = FakeAsyncChat(self.chat)
+        self.legacy = FakeLegacyChat()
+        self.history = FakeHistoryChat()
+
+
+FAKES = Fakes()  # the set registered; conftest replaces it for every test
 
 
 @llm.hookimpl
 def register_models(register):
-    register(FAKE_CHAT, FAKE_ASYNC)
-    register(FAKE_LEGACY)
-    register(FAKE_HISTORY)
+    register(FAKES.chat, FAKES.async_chat)
+    register(FAKES.legacy)
+    register(FAKES.history)
 
 
 @llm.hookimpl
 def register_embedding_models(register):
     register(FakeEmbed())
+
+
+def plugin_dir(parent: Path, dist_name: str, module: str) -> Path:
+    """A folder holding a dist-info whose ``llm`` entry point is ``module``:
+    with it on PYTHONPATH and ``dist_name`` in LLM_LOAD_PLUGINS, an ``llm``
+    subprocess loads that module as a plugin (llm finds plugins by
+    distribution name)."""
+    folder = Path(parent) / "plugins"
+    dist = folder / f"{dist_name.replace('-', '_')}-0.1.dist-info"
+    dist.mkdir(parents=True, exist_ok=True)
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist_name}\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[llm]\n{module} = {module}\n")
+    return folder

@@ -15,17 +15,14 @@ import time
 from pathlib import Path
 
 import pytest
+from kinetaios_fakes import plugin_dir
 
 TESTS = Path(__file__).parent
 
 
 @pytest.fixture
 def llm_env(user_path, tmp_path):
-    plugins = tmp_path / "plugins"
-    dist = plugins / "kinetaios_fakes-0.1.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kinetaios-fakes\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[llm]\nkinetaios_fakes = kinetaios_fakes\n")
+    plugins = plugin_dir(tmp_path, "kinetaios-fakes", "kinetaios_fakes")
     env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_KINETAIOS")}
     env.update(
         LLM_USER_PATH=str(user_path),

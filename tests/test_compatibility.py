@@ -12,7 +12,6 @@ import llm
 import pytest
 from llm.cli import cli
 
-from kinetaios_fakes import FAKE_HISTORY
 
 HEADING = "## About the user"
 TEA = ["User likes green tea", "User drinks tea daily", "User likes tea cakes"]
@@ -69,16 +68,17 @@ def test_llm_echo_gets_the_block_on_the_very_first_turn_and_every_later_one(runn
     assert capsys.readouterr().err == ""  # said once, not again
 
 
-def test_a_conversation_responses_plugin_gets_the_block_and_its_history(runner, store, user_path):
+def test_a_conversation_responses_plugin_gets_the_block_and_its_history(runner, store, user_path,
+                                                                       fake_history):
     add(store, *TEA)
     first = prompt(runner, "-m", "memory-fake-history", "Which tea should I buy?")
-    [[role, sent]] = FAKE_HISTORY.calls[0]
+    [[role, sent]] = fake_history.calls[0]
     assert role == "user" and sent.startswith(HEADING) and "User likes green tea" in sent
     assert "fake-history builds its requests from the prompt text" in first.stderr
     conversation = llm.get_model("memory-fake-history").conversation()
     conversation.prompt("Which tea should I buy?").text()
     conversation.prompt("And which tea cakes?").text()
-    request = FAKE_HISTORY.calls[2]
+    request = fake_history.calls[2]
     assert request[0] == ["user", "Which tea should I buy?"]
     assert request[-1][1].startswith(HEADING) and request[-1][1].endswith("And which tea cakes?")
     assert all(fact in request[-1][1] for fact in TEA)

@@ -5,7 +5,6 @@ edited ever re-sent."""
 import llm
 from llm.cli import cli
 
-from kinetaios_fakes import FAKE_LEGACY
 from llm_kinetaios.recall import BLOCK_HEADING
 from test_wrapper import add_memories, all_text_outside_plugin_tables, prompt
 
@@ -158,13 +157,14 @@ def test_prefixing_puts_each_block_inside_its_own_turn(runner, store, fake, sett
     assert "User likes green tea" in second[-1][1]
 
 
-def test_a_model_without_history_refuses_to_continue_wrapped_as_unwrapped(runner, store, settings):
+def test_a_model_without_history_refuses_to_continue_wrapped_as_unwrapped(runner, store, settings,
+                                                                          fake_legacy):
     settings(wrapped_models=["fake", "fake-legacy"])
     add_memories(store, *TEA)
     prompt(runner, "-m", "memory-fake-legacy", "Which tea?")
     result = runner.invoke(cli, ["prompt", "-c", "More tea?"])
     assert result.exit_code == 1 and "does not support conversations" in result.output
-    assert len(FAKE_LEGACY.calls) == 1  # refused before the model was called
+    assert len(fake_legacy.calls) == 1  # refused before the model was called
 
 
 def test_injection_setting_is_checked(runner):

@@ -5,7 +5,6 @@ import json
 import llm
 from llm.cli import cli
 
-from kinetaios_fakes import FAKE_LEGACY
 from llm_kinetaios.recall import BLOCK_HEADING
 
 HEADING = BLOCK_HEADING
@@ -193,11 +192,11 @@ def test_a_broken_memory_store_never_breaks_the_answer(runner, store, fake):
     assert fake.calls[0] == [("user", "I love tea.")]
 
 
-def test_model_without_message_chain_gets_the_block_as_prefix(runner, store, settings):
+def test_model_without_message_chain_gets_the_block_as_prefix(runner, store, settings, fake_legacy):
     settings(wrapped_models=["fake", "fake-legacy"])
     add_memories(store, "User likes green tea", "User drinks tea daily", "User likes tea cakes")
     result = prompt(runner, "-m", "memory-fake-legacy", "Which tea?")
-    [[(_, sent)]] = FAKE_LEGACY.calls
+    [[(_, sent)]] = fake_legacy.calls
     assert sent.startswith(HEADING) and sent.endswith("Which tea?")
     assert "User likes green tea" in sent
     assert result.output.startswith("legacy: ")
