@@ -237,16 +237,7 @@ def list_(count, search_text, latest, conversation_id, history, json_, database,
     with open_store(database, create=False) as store:
         scope = resolve_scope(store, latest, conversation_id)
         if search_text:
-            hits = store.search(search_text, -1, conversation_id=scope, include_flagged=True)
-            rows = [memory for memory, _ in hits]
-            if scope:
-                rows = [m for m in rows if m.conversation_id == scope]
-            if any(filters.values()):
-                allowed = {m.id for m in store.list(**filters)}
-                rows = [m for m in rows if m.id in allowed]
-            if flagged:
-                rows = [m for m in rows if m.flag]
-            rows = rows[: count or None]
+            rows = _listed_matches(store, search_text, scope, filters, flagged)[: count or None]
         else:
             rows = store.list(conversation_id=scope, limit=count or None, history=history,
                               flagged=flagged, **filters)
@@ -255,6 +246,21 @@ def list_(count, search_text, latest, conversation_id, history, json_, database,
                                for m in rows], indent=2, ensure_ascii=False))
         return
     echo_memories(rows)
+
+
+def _listed_matches(store, search_text: str, scope: str | None, filters: dict,
+                    flagged: bool) -> list[Memory]:
+    "``list --search``: keyword matches, best first, within the scope and filters."
+    rows = [memory for memory, _ in store.search(
+        search_text, -1, conversation_id=scope, include_flagged=True)]
+    if scope:
+        rows = [m for m in rows if m.conversation_id == scope]
+    if any(filters.values()):
+        allowed = {m.id for m in store.list(**filters)}
+        rows = [m for m in rows if m.id in allowed]
+    if flagged:
+        rows = [m for m in rows if m.flag]
+    return rows
 
 
 def echo_memories(rows: list[Memory]) -> None:
@@ -367,31 +373,45 @@ def show(memory_id, json_, database):
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     for key, value in data.items():
-        if key in ("history", "shown_to"):
-            continue
-        if key == "project" and value is None:
-            value = "global"
-        elif key == "pinned_at" and value is None:
-            value = "not pinned"
-        elif key.endswith("_at") or key == "valid_until":
-            value = format_time(value)
-        click.echo(f"{key}: {value if value is not None else '-'}")
+        if key not in ("history", "shown_to"):
+            click.echo(f"{key}: {_shown_value(key, value)}")
     if len(chain) > 1:
-        click.echo("history:")
-        for item in chain:
-            marker = "*" if item.id == memory.id else " "
-            until = f" until {format_time(item.valid_until)}" if item.valid_until else " (current)"
-            click.echo(f" {marker} {format_time(item.created_at)}{until}  {item.id}  {item.content}")
-    if uses:
-        click.echo(f"shown to {len(uses)} response{'s' if len(uses) != 1 else ''}, "
-                   f"last {format_time(uses[0]['created_at'])}:")
-        for use in uses[:SHOW_USES]:
-            click.echo(f"  {format_time(use['created_at'])}  {use['response_id']}  "
-                       f"block {use['block']}, {describe_method(use)}")
-        if len(uses) > SHOW_USES:
-            click.echo(f"  ... and {len(uses) - SHOW_USES} more (--json lists them all)")
-    else:
+        _echo_chain(chain, memory.id)
+    _echo_shown_to(uses)
+
+
+def _shown_value(key: str, value) -> str:
+    "A field of ``llm memories show`` in words: times formatted, None named."
+    if key == "project" and value is None:
+        return "global"
+    if key == "pinned_at" and value is None:
+        return "not pinned"
+    if key.endswith("_at") or key == "valid_until":
+        value = format_time(value)
+    return str(value) if value is not None else "-"
+
+
+def _echo_chain(chain: list[Memory], memory_id: str) -> None:
+    "A memory's history: the facts it replaced and the one that replaced it, the shown one starred."
+    click.echo("history:")
+    for item in chain:
+        marker = "*" if item.id == memory_id else " "
+        until = f" until {format_time(item.valid_until)}" if item.valid_until else " (current)"
+        click.echo(f" {marker} {format_time(item.created_at)}{until}  {item.id}  {item.content}")
+
+
+def _echo_shown_to(uses: list[dict]) -> None:
+    "The responses a memory was shown to, newest first, at most SHOW_USES of them."
+    if not uses:
         click.echo("shown to: no recorded response")
+        return
+    click.echo(f"shown to {len(uses)} response{'s' if len(uses) != 1 else ''}, "
+               f"last {format_time(uses[0]['created_at'])}:")
+    for use in uses[:SHOW_USES]:
+        click.echo(f"  {format_time(use['created_at'])}  {use['response_id']}  "
+                   f"block {use['block']}, {describe_method(use)}")
+    if len(uses) > SHOW_USES:
+        click.echo(f"  ... and {len(uses) - SHOW_USES} more (--json lists them all)")
 
 
 @memories.command()
@@ -474,14 +494,7 @@ def edit(memory_id, new_text, database, global_=False, project=False):
     with open_store(database, create=False) as store:
         memory = get_memory(store, memory_id)
         if global_ or project:
-            target = require_current_project() if project else None
-            if target != memory.project:
-                try:
-                    store.set_project(memory_id, target)
-                except ValueError as ex:
-                    raise click.ClickException(str(ex))
-            click.echo(f"{memory_id} is now {'a memory of ' + target if target else 'global'}",
-                       err=True)
+            _move_memory(store, memory, require_current_project() if project else None)
             if new_text is None:
                 return
         if new_text is None:
@@ -494,26 +507,40 @@ def edit(memory_id, new_text, database, global_=False, project=False):
         if new_text == memory.content:
             click.echo("Unchanged", err=True)
             return
-        from .embeddings import to_blob
-        from .write import check_memory
-
-        check = check_memory(new_text, load_settings().max_memory_chars)
-        if check.refused:
-            raise click.ClickException(check.refused)
-        new_text = check.text
-        vectors, model = embed_with_progress([new_text])
-        try:
-            memory = store.update(
-                memory_id, new_text,
-                embedding=to_blob(vectors[0]) if vectors is not None else None,
-                embedding_model=model.model_id if vectors is not None else None,
-                flag=check.flag, checked=True,
-            )
-        except ValueError as ex:
-            raise click.ClickException(str(ex))
+        memory = _replace_text(store, memory_id, new_text)
     if memory.flag:
         _warn_flagged(memory)
     click.echo(f"Updated {memory_id}", err=True)
+
+
+def _move_memory(store, memory: Memory, target: str | None) -> None:
+    "``edit --global/--project``: make the memory global (None) or the ``target`` project's."
+    if target != memory.project:
+        try:
+            store.set_project(memory.id, target)
+        except ValueError as ex:
+            raise click.ClickException(str(ex))
+    click.echo(f"{memory.id} is now {'a memory of ' + target if target else 'global'}", err=True)
+
+
+def _replace_text(store, memory_id: str, new_text: str) -> Memory:
+    "``edit``'s new text, through the write path's check, re-embedded and re-checked for quarantine."
+    from .embeddings import to_blob
+    from .write import check_memory
+
+    check = check_memory(new_text, load_settings().max_memory_chars)
+    if check.refused:
+        raise click.ClickException(check.refused)
+    vectors, model = embed_with_progress([check.text])
+    try:
+        return store.update(
+            memory_id, check.text,
+            embedding=to_blob(vectors[0]) if vectors is not None else None,
+            embedding_model=model.model_id if vectors is not None else None,
+            flag=check.flag, checked=True,
+        )
+    except ValueError as ex:
+        raise click.ClickException(str(ex))
 
 
 @memories.command()
@@ -595,21 +622,7 @@ def forget(latest, conversation_id, all_, yes, database, unused_for=None):
     if unused_for is not None:
         if all_ or latest or conversation_id:
             raise click.UsageError("Use --unused-for on its own")
-        cutoff = unused_cutoff(unused_for)
-        with open_store(database, create=False) as store:
-            stale = store.list(unused_before=cutoff)
-            if not stale:
-                click.echo(f"No memories unused for {unused_for}", err=True)
-                return
-            if not yes:
-                for memory in stale[:20]:
-                    click.echo(f"  {memory.id}: {memory.content}", err=True)
-                if len(stale) > 20:
-                    click.echo(f"  ... and {len(stale) - 20} more", err=True)
-                click.confirm(f"Forget {len(stale)} memories unused for {unused_for}?",
-                              abort=True, err=True)
-            deleted = store.delete([m.id for m in stale])
-        click.echo(f"Forgot {deleted}", err=True)
+        _forget_unused(database, unused_for, yes)
         return
     with open_store(database, create=False) as store:
         if all_ and (latest or conversation_id):
@@ -623,6 +636,25 @@ def forget(latest, conversation_id, all_, yes, database, unused_for=None):
             what = "ALL memories" if all_ else f"the memories of conversation {scope}"
             click.confirm(f"Forget {what} ({count})?", abort=True, err=True)
         deleted = store.forget(conversation_id=scope, everything=all_)
+    click.echo(f"Forgot {deleted}", err=True)
+
+
+def _forget_unused(database, unused_for: str, yes: bool) -> None:
+    "``forget --unused-for``: the memories unused that long (pinned ones kept), after confirmation."
+    cutoff = unused_cutoff(unused_for)
+    with open_store(database, create=False) as store:
+        stale = store.list(unused_before=cutoff)
+        if not stale:
+            click.echo(f"No memories unused for {unused_for}", err=True)
+            return
+        if not yes:
+            for memory in stale[:20]:
+                click.echo(f"  {memory.id}: {memory.content}", err=True)
+            if len(stale) > 20:
+                click.echo(f"  ... and {len(stale) - 20} more", err=True)
+            click.confirm(f"Forget {len(stale)} memories unused for {unused_for}?",
+                          abort=True, err=True)
+        deleted = store.delete([m.id for m in stale])
     click.echo(f"Forgot {deleted}", err=True)
 
 
@@ -682,6 +714,19 @@ def parse_import(raw: bytes, max_entries: int | None = None, max_chars: int | No
     ImportFileError naming the first problem. ``max_entries`` and
     ``max_chars`` are the limit settings, checked before any per-entry work.
     """
+    items = _import_entries(_import_json(raw))
+    if max_entries and len(items) > max_entries:
+        raise ImportFileError(
+            f"File has {len(items)} entries; the limit is {max_entries} "
+            "(see 'llm memories config max-import-entries')"
+        )
+    dims: dict[str, int] = {}  # embedding model -> vector length in bytes
+    return [_import_entry(item, f"memories[{index}]", max_chars, dims)
+            for index, item in enumerate(items)]
+
+
+def _import_json(raw: bytes):
+    "The file's JSON value: a size limit first, then UTF-8 (a BOM allowed), then JSON."
     if len(raw) > MAX_IMPORT_BYTES:
         raise ImportFileError(f"File is too large ({len(raw)} bytes; the limit is {MAX_IMPORT_BYTES})")
     try:
@@ -689,66 +734,70 @@ def parse_import(raw: bytes, max_entries: int | None = None, max_chars: int | No
     except UnicodeDecodeError as ex:
         raise ImportFileError(f"File is not valid UTF-8 (byte {ex.start})")
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except RecursionError:
         raise ImportFileError("File is not valid JSON: nested too deeply")
     except ValueError as ex:
         raise ImportFileError(f"File is not valid JSON: {ex}")
-    if isinstance(data, dict):
-        if "version" not in data or "memories" not in data:
-            raise ImportFileError('Expected {"version": 1, "memories": [...]} or a list of strings')
-        if data["version"] != EXPORT_VERSION or isinstance(data["version"], bool):
-            raise ImportFileError(f"Unsupported version {data['version']!r}; this plugin reads version 1")
-        items = data["memories"]
-        if not isinstance(items, list):
-            raise ImportFileError('"memories" must be a list')
-    elif isinstance(data, list):
-        items = data
-    else:
+
+
+def _import_entries(data) -> list:
+    "The entries of the export format, or the plain list itself."
+    if isinstance(data, list):
+        return data
+    if not isinstance(data, dict) or "version" not in data or "memories" not in data:
         raise ImportFileError('Expected {"version": 1, "memories": [...]} or a list of strings')
-    if max_entries and len(items) > max_entries:
+    if data["version"] != EXPORT_VERSION or isinstance(data["version"], bool):
+        raise ImportFileError(f"Unsupported version {data['version']!r}; this plugin reads version 1")
+    if not isinstance(data["memories"], list):
+        raise ImportFileError('"memories" must be a list')
+    return data["memories"]
+
+
+# The optional fields of an entry, and their JSON types.
+IMPORT_FIELDS = (("id", str), ("conversation_id", str), ("created_at", int),
+                 ("project", str), ("pinned_at", int))
+
+
+def _import_entry(item, where: str, max_chars: int | None, dims: dict[str, int]) -> dict:
+    "One entry (a string or an object) as MemoryStore.add arguments, with its vector if any."
+    if isinstance(item, str):
+        item = {"content": item}
+    if not isinstance(item, dict):
+        raise ImportFileError(f"{where} must be a string or an object")
+    content = item.get("content")
+    if not isinstance(content, str) or not content.strip():
+        raise ImportFileError(f"{where}.content must be a non-empty string")
+    if "\x00" in content:
+        raise ImportFileError(f"{where}.content contains a NUL character")
+    _check_encodable(content, f"{where}.content")
+    if max_chars and len(content) > max_chars:
         raise ImportFileError(
-            f"File has {len(items)} entries; the limit is {max_entries} "
-            "(see 'llm memories config max-import-entries')"
+            f"{where}.content has {len(content)} characters; the limit is {max_chars} "
+            "(see 'llm memories config max-memory-chars')"
         )
-    parsed = []
-    dims: dict[str, int] = {}  # embedding model -> vector length in bytes
-    for index, item in enumerate(items):
-        where = f"memories[{index}]"
-        if isinstance(item, str):
-            item = {"content": item}
-        if not isinstance(item, dict):
-            raise ImportFileError(f"{where} must be a string or an object")
-        content = item.get("content")
-        if not isinstance(content, str) or not content.strip():
-            raise ImportFileError(f"{where}.content must be a non-empty string")
-        if "\x00" in content:
-            raise ImportFileError(f"{where}.content contains a NUL character")
-        _check_encodable(content, f"{where}.content")
-        if max_chars and len(content) > max_chars:
-            raise ImportFileError(
-                f"{where}.content has {len(content)} characters; the limit is {max_chars} "
-                "(see 'llm memories config max-memory-chars')"
-            )
-        record = {"content": content.strip(), "source": "import"}
-        for name, kind in (("id", str), ("conversation_id", str), ("created_at", int),
-                           ("project", str), ("pinned_at", int)):
-            value = item.get(name)
-            if value is None:
-                continue
-            if not isinstance(value, kind) or isinstance(value, bool):
-                raise ImportFileError(f"{where}.{name} must be {'a string' if kind is str else 'an integer'}")
-            if kind is int and not 0 < value < 2**53:
-                raise ImportFileError(f"{where}.{name} is out of range")
-            if kind is str:
-                _check_encodable(value, f"{where}.{name}")
-            if name == "project" and not value.strip():
-                continue  # "" is no project: a global memory
-            record[name] = value
-        if item.get("vector") is not None:
-            record["vector"], record["embedding_model"] = _parse_vector(item, where, dims)
-        parsed.append(record)
-    return parsed
+    record = {"content": content.strip(), "source": "import"}
+    for name, kind in IMPORT_FIELDS:
+        value = _import_field(item.get(name), f"{where}.{name}", kind)
+        if value is None or (name == "project" and not value.strip()):
+            continue  # a project of "" is no project: a global memory
+        record[name] = value
+    if item.get("vector") is not None:
+        record["vector"], record["embedding_model"] = _parse_vector(item, where, dims)
+    return record
+
+
+def _import_field(value, where: str, kind: type):
+    "An optional field's value, checked: a string, or an integer in SQLite's safe range."
+    if value is None:
+        return None
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ImportFileError(f"{where} must be {'a string' if kind is str else 'an integer'}")
+    if kind is int and not 0 < value < 2**53:
+        raise ImportFileError(f"{where} is out of range")
+    if kind is str:
+        _check_encodable(value, where)
+    return value
 
 
 def _check_encodable(text: str, where: str) -> None:
@@ -1354,43 +1403,51 @@ def used(response_id, latest, conversation_id, count, json_, database):
                 f"No responses in conversation {scope}" if scope else "No responses logged yet")
         if count:
             responses = responses[-count:]
-        report = []
-        for response in responses:
-            uses = store.uses_of_response(response["id"])
-            by_id = {m.id: m for m in store.get_many([u["memory_id"] for u in uses])}
-            report.append({
-                "response_id": response["id"],
-                "conversation_id": response["conversation_id"],
-                "datetime_utc": response["datetime_utc"],
-                "prompt": response["prompt"],
-                "memories": [
-                    {"id": u["memory_id"],
-                     "content": by_id[u["memory_id"]].content if u["memory_id"] in by_id else None,
-                     **{name: u[name] for name in ("block", "position", "method", "score", "sent_by")}}
-                    for u in uses
-                ],
-            })
+        report = [_uses_report(store, response) for response in responses]
     if json_:
         click.echo(json.dumps(report, indent=2, ensure_ascii=False))
         return
     for number, item in enumerate(report):
         if number:
             click.echo()
-        when = f" ({item['datetime_utc'][:16].replace('T', ' ')})" if item["datetime_utc"] else ""
-        click.echo(f"Response {item['response_id']}{when}"
-                   + (f" in conversation {item['conversation_id']}" if item["conversation_id"] else ""))
-        if item["prompt"]:
-            prompt_line = " ".join(item["prompt"].split())
-            click.echo(f"  > {prompt_line[:100]}{'...' if len(prompt_line) > 100 else ''}")
-        if not item["memories"]:
-            click.echo("  no memories shown")
-            continue
-        block = None
-        for memory in item["memories"]:
-            if memory["block"] != block:
-                block = memory["block"]
-                sent = ("this response" if memory["sent_by"] == item["response_id"]
-                        else f"response {memory['sent_by']}")
-                click.echo(f"  block {block}, first sent with {sent}:")
-            click.echo(f"    {describe_method(memory):<16} {memory['id']}  "
-                       f"{memory['content'] if memory['content'] is not None else '(deleted)'}")
+        _echo_uses(item)
+
+
+def _uses_report(store, response: dict) -> dict:
+    "One response of ``llm memories used``: its memories, as recorded when it was answered."
+    uses = store.uses_of_response(response["id"])
+    by_id = {m.id: m for m in store.get_many([u["memory_id"] for u in uses])}
+    return {
+        "response_id": response["id"],
+        "conversation_id": response["conversation_id"],
+        "datetime_utc": response["datetime_utc"],
+        "prompt": response["prompt"],
+        "memories": [
+            {"id": u["memory_id"],
+             "content": by_id[u["memory_id"]].content if u["memory_id"] in by_id else None,
+             **{name: u[name] for name in ("block", "position", "method", "score", "sent_by")}}
+            for u in uses
+        ],
+    }
+
+
+def _echo_uses(item: dict) -> None:
+    "One response of ``llm memories used`` as text: a heading, then its memories block by block."
+    when = f" ({item['datetime_utc'][:16].replace('T', ' ')})" if item["datetime_utc"] else ""
+    click.echo(f"Response {item['response_id']}{when}"
+               + (f" in conversation {item['conversation_id']}" if item["conversation_id"] else ""))
+    if item["prompt"]:
+        prompt_line = " ".join(item["prompt"].split())
+        click.echo(f"  > {prompt_line[:100]}{'...' if len(prompt_line) > 100 else ''}")
+    if not item["memories"]:
+        click.echo("  no memories shown")
+        return
+    block = None
+    for memory in item["memories"]:
+        if memory["block"] != block:
+            block = memory["block"]
+            sent = ("this response" if memory["sent_by"] == item["response_id"]
+                    else f"response {memory['sent_by']}")
+            click.echo(f"  block {block}, first sent with {sent}:")
+        click.echo(f"    {describe_method(memory):<16} {memory['id']}  "
+                   f"{memory['content'] if memory['content'] is not None else '(deleted)'}")
