@@ -334,17 +334,8 @@ def is_cjk(text: str) -> bool:
 
 def cjk_ids(store: MemoryStore, ids: Sequence[str]) -> set[str]:
     "Those of ``ids`` whose memory is written in a CJK script (see is_cjk)."
-    found: set[str] = set()
-    ids = list(ids)
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ", ".join("?" for _ in chunk)
-        for memory_id, content in store.db.execute(
-            f"select id, content from memories where id in ({marks})", chunk
-        ):
-            if is_cjk(content):
-                found.add(memory_id)
-    return found
+    return {row["id"] for row in store.query_in(
+        "select id, content from memories where id in ({marks})", ids) if is_cjk(row["content"])}
 
 
 # Everyday requests that have nothing to do with the person asking: their

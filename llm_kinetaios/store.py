@@ -42,6 +42,15 @@ SOURCES = ("extracted", "manual", "import")
 IN_CHUNK = 500
 
 
+def in_chunks(values: Iterable) -> Iterator[tuple[list, str]]:
+    """(chunk, its placeholders "?, ?, ...") for an ``in (...)`` list over
+    ``values``, IN_CHUNK at a time: SQLite limits the variables of a statement."""
+    values = list(values)
+    for start in range(0, len(values), IN_CHUNK):
+        chunk = values[start : start + IN_CHUNK]
+        yield chunk, ", ".join("?" * len(chunk))
+
+
 class MemoryNotFound(KeyError):
     "Raised when an id names no memory."
 
@@ -275,19 +284,15 @@ class MemoryStore:
         "The memories with these ids (unknown ids are left out), in no order."
         return [
             Memory.from_row(row)
-            for row in self._query_in(
+            for row in self.query_in(
                 f"select {Memory.COLUMNS} from memories where id in ({{marks}})", memory_ids)
         ]
 
-    def _query_in(self, sql: str, values: Iterable, params: Sequence = ()) -> Iterator[dict]:
+    def query_in(self, sql: str, values: Iterable, params: Sequence = ()) -> Iterator[dict]:
         """The rows of ``sql``, whose ``{marks}`` stands for the placeholders
-        of an ``in (...)`` list, for all ``values`` (after ``params``): in
-        chunks of IN_CHUNK, as SQLite limits the variables of a statement."""
-        values = list(values)
-        for start in range(0, len(values), IN_CHUNK):
-            chunk = values[start : start + IN_CHUNK]
-            yield from self.db.query(
-                sql.format(marks=", ".join("?" * len(chunk))), [*params, *chunk])
+        of an ``in (...)`` list, for all ``values`` (after ``params``)."""
+        for chunk, marks in in_chunks(values):
+            yield from self.db.query(sql.format(marks=marks), [*params, *chunk])
 
     def count(self, conversation_id: str | None = None) -> int:
         "How many current memories there are, in all or tied to one conversation."
@@ -413,7 +418,7 @@ class MemoryStore:
         "memory id -> (model id, float32 vector bytes), for the ones that have one."
         found: dict[str, tuple[str, bytes]] = {}
         by_model: dict[str, list] = {}
-        for row in self._query_in(
+        for row in self.query_in(
             "select id, embedding_model, vector_row, embedding from memories "
             "where id in ({marks}) and embedding_model is not null", memory_ids):
             if row["embedding"] is not None:
@@ -457,7 +462,7 @@ class MemoryStore:
         -> id of the current memory holding it (there is at most one)."""
         return {
             row["content_key"]: row["id"]
-            for row in self._query_in(
+            for row in self.query_in(
                 "select content_key, id from memories where superseded_by is null "
                 "and content_key in ({marks})", set(keys))
         }
@@ -747,7 +752,7 @@ class MemoryStore:
                 "retracted_ids": json.loads(row["retracted_ids"]),
                 "methods": json.loads(row["methods"] or "[]"),
             }
-            for row in self._query_in(
+            for row in self.query_in(
                 "select fingerprint, memory_ids, retracted_ids, methods, response_id, block_sha, reset "
                 "from kinetaios_injections "
                 "where conversation_id = ? and fingerprint in ({marks})",

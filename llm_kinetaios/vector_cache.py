@@ -400,24 +400,64 @@ def sync(store, model_id: str, *, verify: bool = False) -> dict:
     vector_file = VectorFile(store.path, model_id, state[2])
     meta = vector_file.read_meta()
     if meta is not None and meta["mutations"] == state[0] and meta["max_seq"] <= state[1] and not verify:
-        live = _live_rows(store, model_id, after_seq=meta["max_seq"])
-        if all(len(i) <= meta["id_width"] for i, _, _, _ in live):
-            if live:
-                vector_file.write_ids([(row, None if q else i) for i, row, _, q in live],
-                                      meta["id_width"])
-                meta["rows"] = max(meta["rows"], live[-1][1] + 1)
-            meta.update(max_seq=state[1])
-            vector_file.write_meta(meta)
+        if _caught_up(store, model_id, vector_file, meta, state):
             return meta
+    return _rebuild(store, model_id, vector_file, meta, verify)
+
+
+def _rebuild(store, model_id: str, vector_file: "VectorFile", meta: dict | None,
+             verify: bool) -> dict:
+    """The full path of ``sync``: the ids file rebuilt from logs.db, missing
+    (and, with ``verify``, damaged) rows dropped, a new meta written."""
     live = _live_rows(store, model_id)
     dim = (meta or {}).get("dim") or _file_dim(store, model_id, vector_file, live)
     width = max([ID_WIDTH, *(len(i) for i, _, _, _ in live)])
     file_rows = vector_file.matrix_path.stat().st_size // (dim * 4) if (
         dim and vector_file.matrix_path.exists()) else 0
-    missing = [(i, row) for i, row, _, _ in live if row >= file_rows]
-    damaged = list(missing)
     rows = max([(meta or {}).get("rows", 0) if meta else 0, *(row + 1 for _, row, _, _ in live)])
     rows = min(rows, file_rows) if file_rows else 0
+    damaged = _damaged_rows(vector_file, live, file_rows, dim, verify)
+    if damaged:
+        live = _drop_damaged(store, model_id, vector_file, live, damaged, file_rows, dim)
+    vector_file.replace_ids(rows, [(row, i) for i, row, _, q in live if not q], width)
+    state = _state(store, model_id)
+    meta = {"model": model_id, "generation": state[2], "dim": dim, "id_width": width,
+            "rows": rows, "dead": rows - len(live), "mutations": state[0], "max_seq": state[1]}
+    vector_file.write_meta(meta)
+    return meta
+
+
+def _drop_damaged(store, model_id: str, vector_file: "VectorFile", live, damaged,
+                  file_rows: int, dim: int) -> list:
+    "Forget the damaged rows' vectors (reindex embeds them again), zero them; the live rows left."
+    log.warning("%d stored vectors of %s were missing or damaged and were dropped; "
+                "run 'llm memories reindex'", len(damaged), model_id)
+    _forget_vectors(store, [i for i, _ in damaged])
+    vector_file.zero_rows([row for _, row in damaged if row < file_rows], dim)
+    bad = {i for i, _ in damaged}
+    return [entry for entry in live if entry[0] not in bad]
+
+
+def _caught_up(store, model_id: str, vector_file: "VectorFile", meta: dict, state) -> bool:
+    """The cheap path of ``sync``: only rows added since the files' state
+    (and no other mutation). Writes their ids and the meta; False when an id
+    is too wide for the ids file, so the caller rebuilds."""
+    live = _live_rows(store, model_id, after_seq=meta["max_seq"])
+    if any(len(i) > meta["id_width"] for i, _, _, _ in live):
+        return False
+    if live:
+        vector_file.write_ids([(row, None if q else i) for i, row, _, q in live], meta["id_width"])
+        meta["rows"] = max(meta["rows"], live[-1][1] + 1)
+    meta.update(max_seq=state[1])
+    vector_file.write_meta(meta)
+    return True
+
+
+def _damaged_rows(vector_file: "VectorFile", live, file_rows: int, dim: int,
+                  verify: bool) -> list[tuple[str, int]]:
+    """(memory id, row) of the live rows past the end of the file and, with
+    ``verify``, of those whose CRC does not match."""
+    damaged = [(i, row) for i, row, _, _ in live if row >= file_rows]
     if verify and live and file_rows:
         import numpy as np
 
@@ -425,19 +465,7 @@ def sync(store, model_id: str, *, verify: bool = False) -> dict:
         damaged += [(i, row) for i, row, checksum, _ in live
                     if row < file_rows and crc(matrix[row].tobytes()) != checksum]
         del matrix
-    if damaged:
-        log.warning("%d stored vectors of %s were missing or damaged and were dropped; "
-                    "run 'llm memories reindex'", len(damaged), model_id)
-        _forget_vectors(store, [i for i, _ in damaged])
-        vector_file.zero_rows([row for _, row in damaged if row < file_rows], dim)
-        bad = {i for i, _ in damaged}
-        live = [entry for entry in live if entry[0] not in bad]
-    vector_file.replace_ids(rows, [(row, i) for i, row, _, q in live if not q], width)
-    state = _state(store, model_id)
-    meta = {"model": model_id, "generation": state[2], "dim": dim, "id_width": width,
-            "rows": rows, "dead": rows - len(live), "mutations": state[0], "max_seq": state[1]}
-    vector_file.write_meta(meta)
-    return meta
+    return damaged
 
 
 def _file_dim(store, model_id, vector_file, live) -> int:
@@ -451,9 +479,9 @@ def _file_dim(store, model_id, vector_file, live) -> int:
 
 def _forget_vectors(store, memory_ids: Sequence[str]) -> None:
     "Mark these memories as having no vector (so reindex embeds them again)."
-    for start in range(0, len(memory_ids), 500):
-        chunk = list(memory_ids[start:start + 500])
-        marks = ", ".join("?" for _ in chunk)
+    from .store import in_chunks
+
+    for chunk, marks in in_chunks(memory_ids):
         store.db.execute(
             "update memories set vector_row = null, vector_crc = null, embedding_model = null "
             f"where id in ({marks})", chunk)
@@ -486,26 +514,13 @@ class VectorChanges:
         A quarantined memory (safety.py's ``flag``) keeps its vector in the
         ``embedding`` column instead, where recall never reads it;
         ``MemoryStore.approve`` moves it here."""
-        pairs = list(pairs)
-        quarantined = self._quarantined([i for i, _ in pairs])
-        if quarantined:
-            self.store.db.conn.executemany(
-                "update memories set embedding = ?, embedding_model = ?, vector_row = null, "
-                "vector_crc = null where id = ?",
-                [(blob, model_id, i) for i, blob in pairs if i in quarantined])
-            pairs = [(i, blob) for i, blob in pairs if i not in quarantined]
+        pairs = self._park_quarantined(model_id, list(pairs))
         if not pairs:
             return
-        meta = self._meta(model_id)
         dim = len(pairs[0][1]) // 4
         if not dim or any(len(blob) != dim * 4 for _, blob in pairs):
             raise ValueError("vectors of one model must have one non-zero dimension")
-        if meta["dim"] != dim:
-            if meta["rows"] - meta["dead"]:  # a model whose dimension changed: start over
-                live = [i for i, _, _, _ in _live_rows(self.store, model_id)]
-                self.drop(live)
-            self._new_generation(model_id, dim)
-            meta = self.metas[model_id]
+        meta = self._meta_of_dimension(model_id, dim)
         width = max([meta["id_width"], *(len(i) for i, _ in pairs)])
         if width != meta["id_width"]:
             meta["id_width"] = width
@@ -521,21 +536,38 @@ class VectorChanges:
         )
         meta["rows"] = start + len(pairs)
 
+    def _park_quarantined(self, model_id: str, pairs: list) -> list:
+        "Keep the quarantined memories' vectors in their ``embedding`` column; the other pairs."
+        quarantined = self._quarantined([i for i, _ in pairs])
+        if not quarantined:
+            return pairs
+        self.store.db.conn.executemany(
+            "update memories set embedding = ?, embedding_model = ?, vector_row = null, "
+            "vector_crc = null where id = ?",
+            [(blob, model_id, i) for i, blob in pairs if i in quarantined])
+        return [(i, blob) for i, blob in pairs if i not in quarantined]
+
+    def _meta_of_dimension(self, model_id: str, dim: int) -> dict:
+        """The model's meta, for vectors of ``dim``: a model whose dimension
+        changed drops its old vectors and starts a new generation of files."""
+        meta = self._meta(model_id)
+        if meta["dim"] == dim:
+            return meta
+        if meta["rows"] - meta["dead"]:
+            live = [i for i, _, _, _ in _live_rows(self.store, model_id)]
+            self.drop(live)
+        self._new_generation(model_id, dim)
+        return self.metas[model_id]
+
     def _quarantined(self, memory_ids: list[str]) -> set[str]:
-        found: set[str] = set()
-        for start in range(0, len(memory_ids), 500):
-            chunk = memory_ids[start:start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            found.update(row[0] for row in self.store.db.execute(
-                f"select id from memories where id in ({marks}) and flag is not null", chunk))
-        return found
+        return {row["id"] for row in self.store.query_in(
+            "select id from memories where id in ({marks}) and flag is not null", memory_ids)}
 
     def drop(self, memory_ids: Sequence[str]) -> None:
         "These memories' vectors die (delete, edit, supersession, re-embedding)."
-        memory_ids = list(memory_ids)
-        for start in range(0, len(memory_ids), 500):
-            chunk = memory_ids[start:start + 500]
-            marks = ", ".join("?" for _ in chunk)
+        from .store import in_chunks
+
+        for chunk, marks in in_chunks(memory_ids):
             rows = self.store.db.execute(
                 f"select embedding_model, vector_row from memories where id in ({marks}) "
                 "and vector_row is not null", chunk).fetchall()
