@@ -131,25 +131,29 @@ def recall(
     if excluded is None:
         excluded = out_of_scope(store, settings, project)
 
+    result = None
     if embedding_model is not None:
         result = _by_meaning(store, query, settings, scope_id, embedding_model, judge, excluded)
-        if result is not None:
-            if mark_used and result.memories:
-                store.mark_used([m.id for m in result.memories])
-            return result
-
-    hits = _search(store, query, limit, scope_id, excluded)
-    if hits and len(hits) >= (settings.min_keyword_hits if judge else 1):
-        memories = [memory for memory, _ in hits]
-        if mark_used:
-            store.mark_used([m.id for m in memories])
-        return RecallResult(memories, "keyword", [score for _, score in hits])
-
+    if result is None:
+        result = _by_keyword(store, query, settings, scope_id, excluded, judge)
+    if result is not None:
+        if mark_used and result.memories:
+            store.mark_used([m.id for m in result.memories])
+        return result
     if not judge:
         return RecallResult()
+    # The fallback: the newest memories (not marked used: nothing chose them).
     memories = store.recent(limit + len(excluded), conversation_id=scope_id)
     memories = [m for m in memories if m.id not in excluded][:limit]
     return RecallResult(memories, "recent" if memories else "none", [])
+
+
+def _by_keyword(store, query, settings, scope_id, excluded, judge) -> RecallResult | None:
+    "Full-text hits, when there are enough of them (``min_keyword_hits``; one without ``judge``)."
+    hits = _search(store, query, settings.recall_limit, scope_id, excluded)
+    if hits and len(hits) >= (settings.min_keyword_hits if judge else 1):
+        return RecallResult([memory for memory, _ in hits], "keyword", [score for _, score in hits])
+    return None
 
 
 def _search(store, query, limit, scope_id, excluded) -> list:
@@ -272,16 +276,25 @@ def _by_meaning(store, query, settings, scope_id, embedding_model, judge,
         # A tiny store was not judged by statistics: keywords and recency may
         # still offer something, as they always did.
         return RecallResult(method="none") if judged.calibrated else None
-    limit = settings.recall_limit
     if settings.ranking == "hybrid":
-        keyword = [m.id for m, _ in _search(store, query, max(FUSION_DEPTH, limit * 3),
-                                            scope_id, excluded)]
-        by_score = [judged.ids[i] for i in judged.pool]
-        fused = reciprocal_rank_fusion([by_score, keyword])
-        memories = {m.id: m for m in store.get_many(list(fused))}
-        fused = conversation_boost(fused, memories)
-        chosen = [i for i in sorted(fused, key=lambda i: -fused[i]) if i in memories][:limit]
-        return RecallResult([memories[i] for i in chosen], "hybrid", [fused[i] for i in chosen])
+        return _hybrid(store, query, judged, settings.recall_limit, scope_id, excluded)
+    return _cosine(store, judged, settings.recall_limit)
+
+
+def _hybrid(store, query, judged: Judged, limit: int, scope_id, excluded) -> RecallResult:
+    "The judged pool by score and the keyword hits, fused, then the same-conversation boost."
+    keyword = [m.id for m, _ in _search(store, query, max(FUSION_DEPTH, limit * 3),
+                                        scope_id, excluded)]
+    by_score = [judged.ids[i] for i in judged.pool]
+    fused = reciprocal_rank_fusion([by_score, keyword])
+    memories = {m.id: m for m in store.get_many(list(fused))}
+    fused = conversation_boost(fused, memories)
+    chosen = [i for i in sorted(fused, key=lambda i: -fused[i]) if i in memories][:limit]
+    return RecallResult([memories[i] for i in chosen], "hybrid", [fused[i] for i in chosen])
+
+
+def _cosine(store, judged: Judged, limit: int) -> RecallResult:
+    "The judged pool's best, with their plain cosines."
     best = judged.pool[:limit]
     chosen_ids = [judged.ids[i] for i in best]
     by_id = {m.id: m for m in store.get_many(chosen_ids)}
