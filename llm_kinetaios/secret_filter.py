@@ -1,7 +1,7 @@
 """Secret detection: what must never be stored as a memory.
 
 Every write path (extraction, ``llm memories add``, ``import``, ``edit``)
-checks text through ``check.check_memory``, which refuses a memory when
+checks text through ``write.check_memory``, which refuses a memory when
 ``secret_reason`` names one: a memory is shown to a model on every later
 turn, so a secret stored once would leak forever.
 
