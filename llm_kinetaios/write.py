@@ -31,7 +31,6 @@ import, or edit) and the ``memories`` table.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass, field
