@@ -205,8 +205,7 @@ def judge_memories(store, query, settings, scope_id, embedding_model,
     ``excluded`` memories (out of scope) are never relevant nor candidates."""
     import numpy as np
 
-    from .embeddings import default_min_margin, default_min_similarity, embed_query
-    from .vector_cache import live_mask, rows_of
+    from .embeddings import embed_query
 
     ids, matrix = store.current_vectors(embedding_model.model_id, conversation_id=scope_id)
     if not ids:
@@ -216,10 +215,7 @@ def judge_memories(store, query, settings, scope_id, embedding_model,
         log.warning("stored vectors do not match %s; run llm memories reindex",
                     embedding_model.model_id)
         return None
-    # Dead rows of the vector file (zeroed, id None) are never in scope.
-    inscope = live_mask(ids)
-    if excluded:
-        inscope[rows_of(ids, excluded)] = False
+    inscope = _in_scope(ids, excluded)
     if not inscope.any():
         return None
     calibrated = int(inscope.sum()) >= MIN_STATS
@@ -230,41 +226,74 @@ def judge_memories(store, query, settings, scope_id, embedding_model,
     both = matrix @ (np.stack([vector, prior], axis=1) if prior is not None else vector[:, None])
     raw = both[:, 0]
     if not calibrated:
-        threshold = settings.min_similarity
-        if threshold is None:
-            threshold = default_min_similarity(embedding_model)
-        margin = raw - threshold
-        relevant = (margin > 0) & inscope
-        score = raw
+        score, margin, relevant = _by_threshold(raw, inscope, settings, embedding_model)
     else:
         score = raw - both[:, 1] if prior is not None else raw
-        margin = score - float(score[inscope].mean())
-        min_margin = settings.min_margin
-        if min_margin is None:
-            min_margin = default_min_margin(embedding_model)
-        standalone = min_margin * STANDALONE_MARGINS
-        relevant = ((margin >= min_margin) | (score >= standalone)) & inscope
-        # Only a memory in another script than the query gets the lower bars:
-        # when too few clear the full ones, read the script of the best few
-        # between the two bars.
-        borderline = np.flatnonzero(~relevant & inscope & (
-            (margin >= min_margin * CROSS_SCRIPT_MARGIN)
-            | (score >= standalone * CROSS_SCRIPT_STANDALONE)))
-        if int(relevant.sum()) >= max(settings.min_cosine_hits, 1):
-            borderline = borderline[:0]
-        elif len(borderline) > MAX_BORDERLINE:
-            borderline = borderline[np.argsort(-margin[borderline])[:MAX_BORDERLINE]]
-        if len(borderline):
-            cjk = cjk_ids(store, [ids[i] for i in borderline])
-            relevant[[i for i in borderline if (ids[i] in cjk) != query_cjk]] = True
-    # Worth ranking: memories above the average (or, in a tiny store, above
-    # the threshold); the keyword ranking may add others.
+        margin, relevant = _by_margin(store, ids, score, inscope, settings, embedding_model, query_cjk)
+    pool = _ranking_pool(margin, relevant, inscope, calibrated, settings.recall_limit)
+    return Judged(ids, raw, score, margin, relevant, pool, calibrated)
+
+
+def _in_scope(ids, excluded) -> "np.ndarray":
+    "A mask of the rows recall may use: live rows of the vector file, not ``excluded``."
+    from .vector_cache import live_mask, rows_of
+
+    inscope = live_mask(ids)  # dead rows (zeroed, id None) are never in scope
+    if excluded:
+        inscope[rows_of(ids, excluded)] = False
+    return inscope
+
+
+def _by_threshold(raw, inscope, settings, embedding_model):
+    "(score, margin, relevant) of a tiny store: the plain cosine threshold judges."
+    from .embeddings import default_min_similarity
+
+    threshold = settings.min_similarity
+    if threshold is None:
+        threshold = default_min_similarity(embedding_model)
+    margin = raw - threshold
+    return raw, margin, (margin > 0) & inscope
+
+
+def _by_margin(store, ids, score, inscope, settings, embedding_model, query_cjk):
+    """(margin, relevant): a memory is relevant when it stands ``min_margin``
+    above the store's average score, or its score alone is high enough."""
+    import numpy as np
+
+    from .embeddings import default_min_margin
+
+    margin = score - float(score[inscope].mean())
+    min_margin = settings.min_margin
+    if min_margin is None:
+        min_margin = default_min_margin(embedding_model)
+    standalone = min_margin * STANDALONE_MARGINS
+    relevant = ((margin >= min_margin) | (score >= standalone)) & inscope
+    # Only a memory in another script than the query gets the lower bars:
+    # when too few clear the full ones, read the script of the best few
+    # between the two bars.
+    if int(relevant.sum()) >= max(settings.min_cosine_hits, 1):
+        return margin, relevant
+    borderline = np.flatnonzero(~relevant & inscope & (
+        (margin >= min_margin * CROSS_SCRIPT_MARGIN)
+        | (score >= standalone * CROSS_SCRIPT_STANDALONE)))
+    if len(borderline) > MAX_BORDERLINE:
+        borderline = borderline[np.argsort(-margin[borderline])[:MAX_BORDERLINE]]
+    if len(borderline):
+        cjk = cjk_ids(store, [ids[i] for i in borderline])
+        relevant[[i for i in borderline if (ids[i] in cjk) != query_cjk]] = True
+    return margin, relevant
+
+
+def _ranking_pool(margin, relevant, inscope, calibrated, recall_limit) -> "np.ndarray":
+    """Indexes worth ranking, best first: memories above the average (or, in
+    a tiny store, above the threshold); the keyword ranking may add others."""
+    import numpy as np
+
     candidates = np.flatnonzero((margin > 0) & inscope) if calibrated else np.flatnonzero(relevant)
-    depth = min(len(candidates), max(FUSION_DEPTH, settings.recall_limit * 3))
+    depth = min(len(candidates), max(FUSION_DEPTH, recall_limit * 3))
     if depth:
         candidates = candidates[np.argpartition(-margin[candidates], depth - 1)[:depth]]
-    pool = candidates[np.argsort(-margin[candidates], kind="stable")]
-    return Judged(ids, raw, score, margin, relevant, pool, calibrated)
+    return candidates[np.argsort(-margin[candidates], kind="stable")]
 
 
 def _by_meaning(store, query, settings, scope_id, embedding_model, judge,

@@ -19,7 +19,6 @@ MAX_COMPLEXITY = 15
 REWORK_IN_PROGRESS = {
     "extraction.py:parse_answer": 22,  # the extraction prompt and parse (issue 14)
     "extraction.py:_documented": 23,  # the same
-    "recall.py:judge_memories": 20,  # recall's speed
     "safety.py:_strip_one": 21,  # the safety filters (issue 16)
     "secret_filter.py:_prose_secret": 20,  # the same
     "secret_filter.py:secret_reason": 31,  # the same
