@@ -262,7 +262,14 @@ _ROLE_CHANGE = (
     r"|(?:너는 이제|당신은 이제|지금부터 너는|지금부터 당신은|이제부터 너는)"
     r"|(?:أنت الآن|من الآن فصاعدا,? أنت)|(?:अब तुम|अब आप|अब से तुम|अब से आप)"
     r"|\b(?:bây giờ bạn là|từ giờ bạn)|\b(?:sekarang kamu adalah|mulai sekarang kamu|sekarang anda adalah)"
-    r"|(?:개발자 모드|开发者模式|開發者模式|開発者モード|modo desarrollador|mode développeur|entwicklermodus|modalità sviluppatore|режим разработчика|越狱)"
+    r"|(?:개발자 모드|开发者模式|開發者模式|開発者モード|modo desarrollador|mode développeur|entwicklermodus|modalità sviluppatore|режим разработчика|越狱|geliştirici modu|gelistirici modu|tryb dewelopera|ontwikkelaarsmodus)"
+    r"|\byou(?:'re| are) no longer\b|(?:sen artık|sen şimdi|sen simdi|ты больше не|теперь вы|tu n'es plus|du bist nicht mehr|ya no eres)"
+    r"|\b(?:forget|drop|abandon|olvida|oublie|vergiss|забудь|dimentica)\b.{0,12}\b(?:your|tu|ton|deine|свою|твою|il tuo)\s(?:role|rol|rôle|rolle|роль|ruolo|persona|character)\b|\brolünü unut|\brolunu unut"
+    r"|(?:keine regeln mehr|ohne regeln|sin reglas|sans règles|sans regles|без правил|kuralsız|kural tanımayan|kural tanimayan|senza regole|sem regras|zonder regels|bez zasad|没有规则|規則のない|규칙 없는)"
+    r"|(?:sansürsüz bir|sin censura|sans censure|ohne zensur|без цензуры|senza censura|sem censura|不加审查|无审查|無審查|検閲なし|검열 없이|검열 없는)"
+    r"|\bsimulat(?:e|ing) (?:a |an )?(?:(?:conversation|dialogue|chat) between (?:two )?(?:\w+ ){0,3}(?:ais?|bots?|chatbots?|models?|assistants?|deities|characters)\b|(?:ai|chatbot|terminal|persona)\b)|\bobey\w{0,2}\b.{0,40}\bwithout (?:exception|question)\b"
+    r"|\btell me (?:how|what your|everything|the (?:steps|recipe|way))\b|(?:dime cómo|dime como|dis-moi comment|sag mir,? wie|скажи(?: мне)?,? как|расскажи(?: мне)?,? как|bana nasıl|告诉我(?:如何|怎么|怎样|你的)|告訴我(?:如何|怎麼)|教えて(?:ください)?|알려줘|말해줘)"
+    r"|(?:(?:现在|現在|请|請)(?:忽略|忘记|忘記|无视|無視)|忘记(?:你|上面|之前|前面|以上)|(?:请|請)(?:告诉我|提供|输出|輸出|列出|详细描述|詳細描述|回答我)|作为(?:一个)?(?:不受限制|无限制|没有限制)的)"
 )
 
 # Asking for, or naming, the model's hidden configuration.
@@ -272,6 +279,8 @@ _PROMPT_LEAK = (
     r"|(?:api )?keys?|passwords?|secrets|credentials|(?:the )?text above|everything above|conversation history)\b"
     r"|\b(?:instructions|prompt) you (?:were|have been) given\b|\byour (?:system prompt|initial instructions|instructions are|programming)\b"
     r"|\bconsole\.log\(|\binitiali[sz]ation string\b|\b(?:my|your) instructions are\b|\bi was instructed to\b"
+    r"|\b(?:i|me|us)\b.{0,30}\b(?:see|view|read|get|access|know|have|check)\b.{0,10}\b(?:the|your) (?:system (?:prompt|message|instructions?)|initial (?:prompt|instructions?)|hidden (?:prompt|instructions?)|instructions)\b"
+    r"|\b(?:repeat|recite|dump|print|output|copy)\b.{0,30}\b(?:conversation|chat|everything|all (?:of )?(?:the|your) (?:text|messages))\b.{0,30}\b(?:back|verbatim|word for word|exactly)\b"
     r"|(?:prompt del sistema|instrucciones del sistema|prompt système|invite système|instructions système|systemprompt|system-prompt|systemanweisung|prompt di sistema|prompt do sistema|системн\w* (?:промпт|инструкци|подсказ)|系统提示|系統提示|系统指令|システムプロンプト|시스템 프롬프트|sistem istemi|systeemprompt|prompt systemow)"
 )
 
@@ -293,6 +302,10 @@ _ORDER = (
     r"|\b(?:administrator|admin|system|developer|root|sudo|operator) (?:override|request|command|notice|message|note|instruction)s?\s?[:\-—]"
     r"|\b(?:administrator|admin|developer|root|sudo) (?:override|request|command)s?\b|\bsystem (?:override|instruction starting)\b"
     r"|\bauto-?run\b|\b(?:most important|highest[- ]priority|overriding) (?:rules?|instructions?)\b"
+    r"|(?:^|[\n.!?]\s{0,4})use (?:this|these|the following|the above) (?:analysis|information|note|notes|text|result|results|instructions?|data) (?:to|when|for)\b"
+    r"|(?:^|[\n.!?]\s{0,4})(?:assistant|ai|chatbot|bot|model|llm|agent|claude|chatgpt|gpt|gemini|copilot)\s?,\s"
+    r"|(?:^|[\n.!?]\s{0,4})(?:note|message|comment|recommendation) (?:by|from) (?:a |an |the )?(?:trustworthy|trusted|expert|verified|official|senior|system|admin)\b"
+    r"|(?:^|[\n.!?]\s{0,4})system (?:\w+ ){0,4}(?:result|output|analysis|verdict|assessment|decision)\b"
 )
 
 # Data exfiltration and powers granted to the assistant, worded as the
@@ -315,6 +328,12 @@ _POISONING = (
     r"|\b(?:javascript|vbscript|data):[^\s]{0,20}(?:alert|prompt|confirm|eval|base64|window|document)"
     r"|<script\b|\bonerror\s?=|\beval\(|\bsystem\(\"|\bkernel\.exec\b|(?:^|[^\w])(?:alert|confirm|prompt)\(\d{0,3}\)"
     r"|(?:始终|总是|每次).{0,20}(?:附加|添加|包含).{0,20}(?:链接|网址|图片)|(?:自动|无需确认).{0,10}(?:执行|运行)"
+    r"|\b(?:assistant|ai|model|bot|agent|llm|you)\b.{0,40}\b(?:recommend|promote|advertise|plug|endorse|link to|buy from|push)\w{0,3}\b.{0,80}(?:\b(?:in|to|with|into) (?:every|each|all|any) (?:answers?|repl(?:y|ies)|responses?|messages?|conversations?|outputs?|chats?)\b|\bwhatever the (?:question|topic)|\bregardless of\b)"
+    r"|\b(?:store|save|log|record|upload|sync|mirror|back up|copy|send|post|stream)\w{0,3}\b.{0,30}\b(?:conversations?|chats?|messages?|history|context|memories|everything|data|prompts?|keys?|answers?|repl(?:y|ies)|responses?|transcripts?)\b.{0,30}\b(?:on|to|at|into|via)\s(?:https?://|ftp://|\w+@)"
+    r"|\b(?:assistant|ai|model|bot|agent|llm|you)\b.{0,40}\b(?:transfer|wire|send|pay|spend|move)\w{0,3}\b.{0,30}\b(?:money|funds|payments?|crypto|bitcoin|dollars|euros)\b.{0,40}\b(?:without|whenever|automatically|any ?one|anybody|on (?:their|his|her|my) behalf)\b"
+    r"|\bauthori[sz]es\b.{0,20}\b(?:the )?(?:assistant|ai|model|bot|agent|llm|you)\b"
+    r"|\b(?:disabl\w{1,3}|turn\w{0,3} off|switch\w{0,3} off|remov\w{1,3})\b.{0,30}\b(?:content filtering|safety filtering|censorship|content checks?)\b"
+    r"|\bjavascript:(?!\s)|\bsystem\s?\(?\s?[\"'](?:touch|rm|cat|curl|wget|ls|sh|bash|nc)\b"
 )
 
 # Role markers and chat-template tags: never part of a fact.
@@ -335,6 +354,9 @@ _ROLE_MARKER = (
     r"|\b(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN)(?: (?:PROMPT|MESSAGE|NOTE|OVERRIDE|REQUEST))?\s?:"
     r"|(?:^|\n)\s{0,3}#{1,6}\s{0,3}(?:about (?:the )?(?:user|assistant|you|me|ai|model)|system|instructions?|policy|rules|important|note|update|new|assistant|admin|developer|override|task|context|memory|memories)\b"
     r"|(?:^|\n)\s{0,3}-{2,}\s?(?:core instruction|legal amendment|system|admin|instruction)"
+    r"|\[(?:prompt|targetlanguage|target language|insert prompt here|your prompt|keyword)\]"
+    r"|(?:^|\n|[.!?;]\s{1,4})\s{0,3}\[?(?:sistem|système|sisteme|sistema|система|systeem|systeemi|系统|系統|システム|시스템|النظام|מערכת)\]?\s?[:：]"
+    r"|\[/?(?:sistem|système|sistema|система|系统|システム)\]"
 )
 _HEADING = r"(?:^|\n)\s{0,3}(?:#{1,6}\s|[=\-]{3,}\s*(?:\n|$)|`{3,}|~{3,})"
 

@@ -80,7 +80,25 @@ _TOKENS = [
     r"\b[5KL][1-9A-HJ-NP-Za-km-z]{50,51}\b",  # Bitcoin private key (WIF)
     r"\beyJ[A-Za-z0-9_\-]{10,2000}\.eyJ[A-Za-z0-9_\-]{10,2000}\.[A-Za-z0-9_\-]{10,2000}",  # JWT
     r"-----BEGIN [A-Z ]{0,30}PRIVATE KEY|PuTTY-User-Key-File",
-    r"(?i:\bbearer\s{1,5}[A-Za-z0-9_\-\.=]{20,300})",
+    r"\b[\w~.-]{3}\dQ~[\w~.-]{31,34}",  # Azure AD client secret
+    r"\bfo1_[\w-]{43}|\bfm[12][ar]?_[A-Za-z0-9+/]{100,300}",  # Fly.io
+    r"\bsntry[su]_[A-Za-z0-9+/=_]{40,300}",  # Sentry
+    r"\bHRKU-[\w-]{40,80}",  # Heroku
+    r"\bsgp_(?:local_)?[A-Za-z0-9_]{30,80}",  # Sourcegraph
+    r"\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}",  # Cloudflare origin CA
+    r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,100}",  # Terraform Cloud
+    r"\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b|\bops_eyJ[A-Za-z0-9+/]{100,}",  # 1Password
+    r"\bico-[A-Za-z0-9]{32}\b",  # Infracost
+    r"\btk-us-[\w-]{48}",  # Scalingo
+    r"\bsha256~[\w-]{43}",  # OpenShift
+    r"\bAPI-[A-Z0-9]{26}\b",  # Octopus Deploy
+    r"\bpnu_[A-Za-z0-9]{36}\b|\brdme_[a-z0-9]{70}\b|\bdckr_pat_[\w-]{27}|\bnpm_[A-Za-z0-9]{36}",  # Prefect, ReadMe, Docker, npm
+    r"\bbedrock-api-key-[A-Za-z0-9+/=]{20,200}|\bABSK[A-Za-z0-9+/]{100,200}={0,2}",  # AWS Bedrock
+    r"\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+|\bxoxe\.xox[bp]-\d-[A-Za-z0-9]{100,}|\bxoxe-\d-[A-Za-z0-9]{100,}",  # Slack app/config
+    r"\bglc_eyJ[A-Za-z0-9+/=]{30,300}|\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",  # Grafana
+    r"\bLTAI[A-Za-z0-9]{20}\b",  # Alibaba
+    r"\bp8e-[A-Za-z0-9]{32}\b",  # Adobe
+    r"(?i:\bbearer\s{1,5}[A-Za-z0-9_\-\.=~]{20,300})",
     r"(?i:\b(?:basic)\s{1,5}[A-Za-z0-9+/]{16,300}={0,2})",
 ]
 _TOKEN = re.compile("|".join(f"(?:{p})" for p in _TOKENS))
@@ -93,13 +111,13 @@ _PLACEHOLDER = re.compile(r"^(?:\*+|x+|X+|\.{3}|…|<[^>]*>|\{[^}]*\}|\$\{?\w+\}
 
 _SECRET_WORDS = (
     r"pass(?:word|wd|code|phrase|kode)s?|pwd|pins?(?: code| number)?|wi-?fi (?:key|code)|network key|wpa2? key"
-    r"|security code|cvv|cvc|unlock code|lock ?code|door code|gate code|alarm code|entry code|access code|(?:lock|safe|padlock|locker|door) combination|combination lock"
+    r"|security code|cvv|cvc|t[üu]rcode|torcode|haust[üu]rcode|digicode|alarmcode|schlosscode|zahlencode|unlock code|lock ?code|door code|gate code|alarm code|entry code|access code|(?:lock|safe|padlock|locker|door) combination|combination lock"
     r"|(?:wlan|wifi|wi-fi)[- ]?(?:schlüssel|key|clé|clave|chiave|sleutel|nyckel|klucz|code)"
     r"|login(?: details| credentials)?|credentials|api[ _-]?key|secret[ _-]?key|access[ _-]?(?:key|token)|auth[ _-]?token|private key"
     r"|contraseñas?|contrasenas?|clave(?: de acceso| secreta)?|senhas?|palavra-passe|mot de passe|mdp|code secret|code pin"
     r"|passw[oö]rt\w{0,3}|kennw[oö]rt\w{0,3}|zugangscode|geheimzahl|parola d'ordine|wachtwoord\w{0,2}|hasł\w{1,3}|hasl\w{1,3}|парол\w{1,3}|пин-код\w{0,2}|şifre\w{0,4}|sifre\w{0,4}|parola\w{0,3}"
     r"|lösenord\w{0,3}|losenord\w{0,3}|adgangskode\w{0,3}|kodeord\w{0,3}|passord\w{0,3}|salasan\w{1,5}|hesl\w{1,3}|jelsz[óoa]\w{0,4}|parol[ăe]\w{0,3}|κωδικ\w{0,6}|συνθηματικ\w{0,4}"
-    r"|كلمة المرور|كلمة السر|كلمة سر|كلمة مرور|الرقم السري|סיסמ[הא]\w{0,3}|رمز عبور|گذرواژه|رمز|पासवर्ड|पिन|密码|密碼|口令|暗証番号|パスワード|비밀번호|암호|패스워드"
+    r"|كلمة المرور|كلمة السر|كلمة سر|كلمة مرور|الرقم السري|סיסמ\w{1,3}|رمز عبور|گذرواژه|رمز|पासवर्ड|पिन|密码|密碼|口令|暗証番号|パスワード|비밀번호|암호|패스워드"
     r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozinka|лозинка|geslo|slaptažodis|parool|parole"
 )
 # What joins a secret word to its value: a copula or a colon. Space-free
@@ -156,6 +174,43 @@ _PROSE_PATTERNS = [
     # keyword [filler] weak link, value with a digit: "salasanani on kissa123"
     re.compile(rf"(?<![a-z])(?:{_SECRET_WORDS}){_FILLER}{_WEAK_LINK}(?:{_QUOTED}|([^\s]*\d[^\s]*))", re.DOTALL),
 ]
+# A secret word, then within the same clause a value that reads as one
+# ("passordet mitt er fjord1905", "הסיסמה שלי היא shalom123",
+# "WiFi密码是jiayou888"): whatever the words between them, in any language.
+_SECRET_WORD = re.compile(rf"(?:{_SECRET_WORDS})")
+_CLAUSE_END = re.compile(r"[.!?;\n。！？](?:\s|$)")
+_WINDOW_TOKEN = re.compile(r"(?:(?<=[\s:：=是为為は가이은는])|^)([^\s\"'`«»“”「」‘’,;()。，、]{4,80})")
+_NUMERIC_LINK = re.compile(unicodedata.normalize("NFKC", rf"(?:{_LINK}|{_WEAK_LINK}|^\s?)$"))
+_NOT_THE_SECRET = re.compile(
+    r"\b(?:manager|policy|policies|requirements?|length|strength|hint|rules?|reset|breach|leak|expir\w*|changed?|rotat\w*|generator|app|vault|file|field|hash\w*|gestor|gestionnaire|менеджер\w*)\b|管理|マネージャ|관리")
+
+
+def _near_value(folded: str) -> bool:
+    for word in _SECRET_WORD.finditer(folded):
+        start, end = word.span()
+        if (start and folded[start - 1].isascii() and folded[start - 1].isalpha() and folded[start].isascii()) or (
+                end < len(folded) and folded[end].isascii() and folded[end].isalpha() and folded[end - 1].isascii()):
+            continue  # inside a longer Latin word: "pinned", "spinach"
+        window = folded[word.end():word.end() + 64]
+        clause = _CLAUSE_END.search(window)
+        if clause:
+            window = window[:clause.start()]
+        for token in _WINDOW_TOKEN.finditer(window):
+            between, value = window[:token.start()], token.group(1)
+            if _NOT_THE_SECRET.search(between):
+                break
+            stripped = value.strip(".,;:!?)»”」’#*")
+            if stripped.isdigit():
+                # A number is a PIN only right after "is"/":"/"lautet"...,
+                # so "changed in 2024" or "since 2019" is not one.
+                if 4 <= len(stripped) <= 10 and _NUMERIC_LINK.search(between):
+                    return True
+                continue
+            if _secret_value(value):
+                return True
+    return False
+
+
 # "the code to the front door is 4590#": a code is a secret where it opens something.
 _OPENS_SOMETHING = re.compile(
     r"\b(?:door|gate|front door|building|alarm|entry|entrance|garage|lock|safe|locker|keypad|padlock|intercom"
@@ -166,7 +221,7 @@ _CODE_VALUE = re.compile(
     r"(?:\s[^\s\d]{1,20}){0,6}?(?:\s?[:=]\s?|\s(?:is|est|es|è|é|ist|lautet|jest|är|on)\s)[#*]?\d[\d#*a-z-]{2,11}(?![\w])"
 )
 _SEED_PHRASE = re.compile(
-    r"(?:seed|recovery|mnemonic|backup|wallet|secret recovery)\s(?:phrase|words|seed|sentence)s?\b.{0,30}?(?:\bis\b|\bare\b|:|=)\s?"
+    r"(?:(?:seed|recovery|mnemonic|backup|wallet|secret recovery)\s(?:phrase|words|seed|sentence)s?|mnemonic|seed)\b.{0,30}?(?:\bis\b|\bare\b|:|=)\s?"
     r"(?:[a-z]{3,10}[\s,]{1,3}){8,30}"
     r"|(?:frase semilla|frase de recuperación|phrase de récupération|wiederherstellungsphrase|seed-phrase|助记词|助記詞|シードフレーズ|시드 문구)"
     r".{0,20}?(?:[a-z]{3,10}[\s,]{1,3}){8,30}",
@@ -214,6 +269,60 @@ _PUBLIC_BLOB = re.compile(
     r"|\bh1:[A-Za-z0-9+/=]{40,50}|\b(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|bafy[a-z2-7]{50,70}|bc1[a-z0-9]{25,90}|npub1[a-z0-9]{50,70}|0x[0-9a-fA-F]{40})\b"
     r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
 )
+
+
+# "key = value" as in config files and shell lines: the name says secret,
+# the value is not a placeholder or a reference to one.
+_ASSIGNED = re.compile(
+    r"(?i:(?<![\w-])[\w.-]{0,40}?(?:api[_-]?key|apikey|api[_-]?token|secret(?:[_-]?(?:key|token))?|client[_-]?secret|access[_-]?(?:key|token)"
+    r"|auth[_-]?token|refresh[_-]?token|bearer[_-]?token|bot[_-]?token|token|passw(?:or)?d|pwd|passphrase|private[_-]?key|signing[_-]?key))"
+    r"(?![\w-])[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}[\"'`]?([^\s\"'`,;<>]{6,300})"
+)
+# curl -u user:password, --user "user:password"
+_CURL_USER = re.compile(r"(?:\s-u|--user)\s{1,3}[\"']?([^\s\"':]{0,100}):([^\s\"']{1,200})")
+_REFERENCE = re.compile(
+    r"^(?:\$|%|\{|<|\[|\(|#|@|&|var\.|env\.|os\.|process\.env|secrets\.|vars\.|settings\.|config\.)"
+    r"|(?i:x{4,}|\*{3,}|\.{3}|changeme|your[_-]|placeholder|redacted|example|dummy|here$|_here\b)"
+    r"|(.)\1{5,}"
+)
+_PASSWORD_HASH = re.compile(r"^\$(?:2[abxy]?|argon2(?:id|i|d)|[1567]|pbkdf2[\w-]*|scrypt|sha\d*|md5|y|gy)\$")
+_NOT_A_SECRET_VALUE = frozenset(
+    "1password bitwarden lastpass keepass keepassxc dashlane wpa wpa2 wpa3 wep 2fa mfa totp sha1 sha256 sha512 md5 "
+    "bcrypt argon2 argon2id pbkdf2 scrypt utf-8 utf8 ascii base64 hunter2 true false null none yes no".split())
+
+
+def _secret_value(value: str, *, named: bool = False) -> bool:
+    """Does this read as a secret's value rather than a word, a number that
+    counts something, a placeholder or a reference to where the secret lives?"""
+    value = value.strip(".,;:!?)]}»”」’\"'`")
+    if len(value) < 4 or value.casefold() in _NOT_A_SECRET_VALUE:
+        return False
+    if _REFERENCE.search(value) or _PASSWORD_HASH.match(value) or "://" in value:
+        return False
+    has_letter = any(ch.isalpha() for ch in value)
+    has_digit = any(ch.isdigit() for ch in value)
+    has_symbol = any(not ch.isalnum() for ch in value)
+    if re.fullmatch(r"[a-z_]+(?:\.[a-z_]+)+|[A-Z_]{6,}", value):
+        return False  # a dotted name or a CONSTANT_NAME: a reference
+    if has_letter and has_digit:
+        return not re.fullmatch(r"\d{1,4}(?:st|nd|rd|th|s|x|k|m|h|d|gb|mb|chars?|characters?|days?|months?|years?)", value, re.I)
+    if has_letter and has_symbol:
+        return bool(re.search(r"[!@#$%^&*+=?~]", value))
+    if named and has_letter and len(value) >= 8:
+        return any(ch.isupper() for ch in value) and any(ch.islower() for ch in value)
+    return False
+
+
+def _assigned_secret(plain: str) -> bool:
+    for match in _ASSIGNED.finditer(plain):
+        value = match.group(1)
+        if _secret_value(value, named=True) or (len(value) >= 16 and _entropy(value) > 3.5 and not _REFERENCE.search(value)):
+            return True
+    for match in _CURL_USER.finditer(plain):
+        password = match.group(2)
+        if not _REFERENCE.search(password) and password.casefold() not in ("pass", "password", "passwd", "token", "test", "secret", "yyy"):
+            return True
+    return False
 
 
 def _luhn_ok(digits: str) -> bool:
@@ -325,8 +434,9 @@ def _prose_secret(folded: str) -> bool:
     for pattern in _PROSE_PATTERNS:
         for match in pattern.finditer(folded):
             value = next((g for g in match.groups() if g), "")
-            value = value.strip(".,;:!?)»”」’")
-            if len(value) < 3 or value in _NOT_A_VALUE:
+            value = value.strip(".,;:!?)»”」’。，")
+            if (len(value) < 3 or value in _NOT_A_VALUE or value.casefold() in _NOT_A_SECRET_VALUE
+                    or _REFERENCE.search(value) or _PASSWORD_HASH.match(value)):
                 continue
             quoted = match.group(0).rstrip()[-1:] in "\"'`»”」’"
             codelike = bool(re.search(r"\d|[!@#$%^&*_+=?~/\\|<>\[\]{}]", value)) or not value.isalpha()
@@ -348,14 +458,14 @@ def _prose_secret(folded: str) -> bool:
 def secret_reason(text: str) -> str | None:
     "What kind of secret the text holds, or None."
     plain = unicodedata.normalize("NFKC", strip_hiding_characters(text)).replace("\u00ad", "")
-    if _TOKEN.search(plain):
+    if _TOKEN.search(plain) or _assigned_secret(plain):
         return "an API token or key"
     for match in _CONNECTION.finditer(plain):
         if not _PLACEHOLDER.match(match.group(2)):
             return "a connection string with a password"
     folded = fold_for_matching(text)
     if (
-        _prose_secret(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded)
+        _prose_secret(folded) or _near_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded)
         or (_CODE_VALUE.search(folded) and _OPENS_SOMETHING.search(folded))
     ):
         return "a password or code"
