@@ -192,7 +192,7 @@ _IGNORE_INSTRUCTIONS = [
      r"\b(?:instrucciones|indicaciones|reglas|órdenes|ordenes|directrices)\b"),
     (r"\b(?:ignore|ignora|ignorar|esqueça|esqueca|esquece|desconsidere|desconsidera)\b",
      r"\b(?:instruções|instrucoes|regras|orientações|orientacoes|diretrizes|comandos)\b"),
-    (r"\b(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte)\b",
+    (r"\b(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens (?:pas|plus) compte|ne tenez (?:pas|plus) compte)\b",
      r"\b(?:instructions|consignes|règles|regles|directives|ordres)\b"),
     (r"\b(?:ignorier\w*|vergiss|vergessen sie|missachte\w*|übergehe|beachte nicht)\b",
      r"(?:anweisungen|instruktionen|regeln|befehle|vorgaben|richtlinien)"),
@@ -201,10 +201,10 @@ _IGNORE_INSTRUCTIONS = [
     (r"\b(?:negeer|vergeet|negeren)\b", r"\b(?:instructies|regels|aanwijzingen|opdrachten)\b"),
     (r"\b(?:zignoruj|ignoruj|zapomnij|pomiń)\b",
      r"\b(?:instrukcj\w*|polece\w*|zasad\w*|reguł\w*|wytyczn\w*)"),
-    (r"(?:игнорир\w*|проигнорир\w*|забудь\w*|не обращай\w*|пренебреги)",
+    (r"(?:игнорир\w*|проигнорир\w*|забудь\w*|не обращай\w*|пренебреги|не следуй|не слушай|не выполняй)",
      r"(?:инструкци\w*|указани\w*|правил\w*|команд\w*|промпт\w*)"),
     (r"(?:ігнору\w*|проігнору\w*|забудь\w*)", r"(?:інструкці\w*|вказівк\w*|правил\w*)"),
-    (r"(?:yok say|görmezden gel|gormezden gel|unut|dikkate alma|önemseme)",
+    (r"(?:yok say|görmezden gel|gormezden gel|unut|dikkate alma|önemseme|boşver|bosver|umursama)",
      r"(?:talimat\w*|yönerge\w*|yonerge\w*|kural\w*|komut\w*)"),
     (r"\b(?:ignorera|glöm|strunta i)\b", r"\b(?:instruktion\w*|regl\w*|anvisning\w*)"),
     (r"\b(?:ignorer|ignorér|glem|se bort fra)\b", r"\b(?:instruks\w*|instruktion\w*|regl\w*|regler)"),
@@ -219,7 +219,7 @@ _IGNORE_INSTRUCTIONS = [
     (r"(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल जाओ|भूल जाइए|उपेक्षा)", r"(?:निर्देश|नियम|आदेश)"),
     (r"(?:忽略|忽视|无视|忘记|忘掉|不要理会|忽視|無視|忘記|不理会)", r"(?:指令|指示|说明|規則|规则|提示|命令|設定|设定|要求)"),
     (r"(?:無視|忘れ|従わない|従うな)", r"(?:指示|命令|ルール|指図|プロンプト|設定|規則)"),
-    (r"(?:무시|잊어|잊으)", r"(?:지시|명령|규칙|지침|프롬프트|설정)"),
+    (r"(?:무시|잊어|잊으|잊고|잊어버)", r"(?:지시|명령|규칙|지침|프롬프트|설정)"),
     (r"\b(?:bỏ qua|phớt lờ|quên|bo qua)\b", r"(?:hướng dẫn|chỉ dẫn|quy tắc|lệnh|chỉ thị)"),
     (r"\b(?:abaikan|lupakan|acuhkan)\b", r"\b(?:instruksi|perintah|aturan|petunjuk|arahan)\b"),
     (r"(?:เพิกเฉย|ละเว้น|ลืม|ไม่ต้องสนใจ|ละทิ้ง)", r"(?:คำสั่ง|คำแนะนำ|กฎ)"),
@@ -244,6 +244,7 @@ _ROLE_CHANGE = (
     r"|\blet'?s (?:play|pretend|switch|imagine|roleplay|role-play|begin a game|start a game)\b"
     r"|\b(?:user )?(?:message|input|prompt|conversation) (?:termination|terminated)\b|\bend of (?:user )?(?:message|input|prompt)\b"
     r"|\b(?:note|message|instructions?|profile|notice|memo)\b.{0,30}\b(?:for|to) (?:automated|ai|llm|language model|the assistant|the model|any ai)\b"
+    r"|\b(?:note|message|instructions?|memo|notice|comment|p\.?s\.?)\W{0,3}(?:\w+\W{1,3}){0,3}(?:for|to) (?:the |any |all |every )?(?:\w+ )?(?:ai|ais|llm|llms|language models?|assistants?|models?|bots?|chatbots?|agents?|gpts?|screeners?)\b"
     r"|\b(?:ai|llm|model|assistant|bot|agent|gpt)s? (?:reading|processing|summari[sz]ing|seeing|parsing|reviewing) this\b|\bif you are an? (?:ai|llm|language model|assistant|bot)\b"
     r"|(?:没有(?:任何)?限制|不受(?:任何)?限制|无限制|無限制|制限のない|制限なし|제한 없는|제한이 없는|sin (?:ninguna )?restricci|sans (?:aucune )?restriction|ohne (?:jede )?einschränkung|senza (?:alcuna )?restrizion|sem restriç|без (?:каких-либо )?ограничени|kısıtlama olmadan|bez (?:żadnych )?ograniczeń|zonder beperkingen)"
     r"|(?:규칙|제한|정책|제약|규범)\S{0,3} (?:따를 필요가 없|벗어나|우회|무시)|(?:规则|限制|政策|规定|規則|制限|ポリシー)\S{0,6}(?:不需要遵守|不必遵守|不受|无需遵守|従う必要はない|縛られない)"
@@ -268,7 +269,10 @@ _ROLE_CHANGE = (
     r"|(?:keine regeln mehr|ohne regeln|sin reglas|sans règles|sans regles|без правил|kuralsız|kural tanımayan|kural tanimayan|senza regole|sem regras|zonder regels|bez zasad|没有规则|規則のない|규칙 없는)"
     r"|(?:sansürsüz bir|sin censura|sans censure|ohne zensur|без цензуры|senza censura|sem censura|不加审查|无审查|無審查|検閲なし|검열 없이|검열 없는)"
     r"|\bsimulat(?:e|ing) (?:a |an )?(?:(?:conversation|dialogue|chat) between (?:two )?(?:\w+ ){0,3}(?:ais?|bots?|chatbots?|models?|assistants?|deities|characters)\b|(?:ai|chatbot|terminal|persona)\b)|\bobey\w{0,2}\b.{0,40}\bwithout (?:exception|question)\b"
-    r"|\btell me (?:how|what your|everything|the (?:steps|recipe|way))\b|(?:dime cómo|dime como|dis-moi comment|sag mir,? wie|скажи(?: мне)?,? как|расскажи(?: мне)?,? как|bana nasıl|告诉我(?:如何|怎么|怎样|你的)|告訴我(?:如何|怎麼)|教えて(?:ください)?|알려줘|말해줘)"
+    r"|\btell me (?:how|what your|everything|the (?:steps|recipe|way))\b|\b(?:dime|dimmi|diga-me|dis-moi|sag mir|скажи мне|söyle bana)\b"
+    r"|\b(?:réponds|répondez|écris|écrivez|affiche|révèle|respóndeme|contéstame|escríbeme|muéstrame|revélame|olvídate|antworte|antwortet|schreib|zeig|vergiss|rispondi|scrivi|mostrami|rivelami|responda|escreva|diga|revele|esqueça|odpowiadaj|odpowiedz|napisz|pokaż|antwoord|schrijf|cevap ver|yanıtla|yanitla|yazdır|göster|söyle)\b"
+    r"|(?:отвечай|ответь|напиши|покажи|выведи|перечисли|раскрой|اكتب|اكتبي|أجب|أجيبي|اعرض|答えて|書いて|表示して|出力して|振る舞って|してください|답해|대답해|출력해|보여줘|써줘|请只|只输出|请输出|请回答|回答所有问题|回答任何问题|口吻回答|제한 없이|제약 없이|制限なく|無制限に|不受限制地|无限制地|без ограничений|sin límites|sans limites|ohne grenzen)"
+    r"|(?:dime cómo|dime como|dis-moi comment|sag mir,? wie|скажи(?: мне)?,? как|расскажи(?: мне)?,? как|bana nasıl|告诉我(?:如何|怎么|怎样|你的)|告訴我(?:如何|怎麼)|教えて(?:ください)?|알려줘|말해줘)"
     r"|(?:(?:现在|現在|请|請)(?:忽略|忘记|忘記|无视|無視)|忘记(?:你|上面|之前|前面|以上)|(?:请|請)(?:告诉我|提供|输出|輸出|列出|详细描述|詳細描述|回答我)|作为(?:一个)?(?:不受限制|无限制|没有限制)的)"
 )
 
@@ -314,7 +318,7 @@ _POISONING = (
     r"!\[[^\]\n]{0,200}\]\("  # a markdown image: fetched when rendered
     r"|https?://[^\s]{0,200}(?:\{[^}\s]{0,40}\}|<[a-z_ -]{1,40}>|\$\{|\[(?:conversation|chat|data|query|secret|history|input|message|context|prompt)[^\]]{0,30}\]|=(?:conversation|chat_history|history|secrets?|data|context)\b)"
     r"|\b(?:append|add|include|insert|embed|render|attach|put)\b.{0,80}\b(?:url|link|image|pixel|tracking|script|iframe|https?://)\b.{0,80}\b(?:every|each|all|any) (?:reply|replies|response|responses|answer|answers|message|messages|output|turn)\b"
-    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b.{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything)\b.{0,60}(?:\bto\b|@|https?://)"
+    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b.{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}(?:\bto\b|@|https?://)"
     r"|\b(?:authori[sz]ed|allowed|permitted|granted|given (?:full )?permission|consented|approved|entitled|cleared)\b.{0,40}\b(?:the )?(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\b.{0,20}\bto\b"
     r"|\b(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\s(?:is|are|has been|have been)\s(?:now\s)?(?:allowed|authori[sz]ed|permitted|free|cleared|entitled)\sto\b"
     r"|\bwithout (?:asking|confirmation|confirming|permission|approval|checking|consent|warning|review|the user's (?:consent|approval|permission))\b"
@@ -332,6 +336,8 @@ _POISONING = (
     r"|\b(?:store|save|log|record|upload|sync|mirror|back up|copy|send|post|stream)\w{0,3}\b.{0,30}\b(?:conversations?|chats?|messages?|history|context|memories|everything|data|prompts?|keys?|answers?|repl(?:y|ies)|responses?|transcripts?)\b.{0,30}\b(?:on|to|at|into|via)\s(?:https?://|ftp://|\w+@)"
     r"|\b(?:assistant|ai|model|bot|agent|llm|you)\b.{0,40}\b(?:transfer|wire|send|pay|spend|move)\w{0,3}\b.{0,30}\b(?:money|funds|payments?|crypto|bitcoin|dollars|euros)\b.{0,40}\b(?:without|whenever|automatically|any ?one|anybody|on (?:their|his|her|my) behalf)\b"
     r"|\bauthori[sz]es\b.{0,20}\b(?:the )?(?:assistant|ai|model|bot|agent|llm|you)\b"
+    r"|\b(?:all|every|each|any) (?:future |later |subsequent )?(?:answers?|repl(?:y|ies)|responses?|messages?|outputs?)\b.{0,60}https?://"
+    r"|\b(?:assistant|ai|model|bot|agent|llm|you)\b.{0,40}\b(?:share|send|give|forward|disclose|reveal|show)\w{0,3}\b.{0,60}\b(?:with|to) (?:anyone|anybody|everyone|whoever|any ?one|third parties|strangers)\b"
     r"|\b(?:disabl\w{1,3}|turn\w{0,3} off|switch\w{0,3} off|remov\w{1,3})\b.{0,30}\b(?:content filtering|safety filtering|censorship|content checks?)\b"
     r"|\bjavascript:(?!\s)|\bsystem\s?\(?\s?[\"'](?:touch|rm|cat|curl|wget|ls|sh|bash|nc)\b"
 )
@@ -404,7 +410,7 @@ _STRUCTURE = re.compile(_HEADING)
 
 # A memory is about the user, in the third person. Text outside quotes that
 # speaks to "you" speaks to the model (extraction is told never to store it).
-_QUOTED_SPAN = re.compile(r"\"[^\"\n]{0,200}\"|“[^”\n]{0,200}”|«[^»\n]{0,200}»|「[^」\n]{0,200}」|『[^』\n]{0,200}』|(?<!\w)'[^'\n]{0,200}'(?!\w)|‘[^’\n]{0,200}’")
+_QUOTED_SPAN = re.compile(r"\"[^\"\n]{0,200}\"|“[^”\n]{0,200}”|«[^»\n]{0,200}»|「[^」\n]{0,200}」|『[^』\n]{0,200}』|(?<!\w)'(?:[^'\n]|(?<=\w)'(?=\w)){0,200}'(?!\w)|‘[^’\n]{0,200}’")
 _SECOND_PERSON = _compile(
     r"\b(?<!thank )(?<!thank-)(?:you|your|yours|yourself|yourselves|you're|you'll|you've|you'd|ye)\b"
     r"|\b(?:dich|dir|dein|deine|deinen|deinem|deiner|toi|vous|votre|usted|ustedes|contigo|tú|tuo|tua|tuoi|você|vocês|teu|jij|jouw"

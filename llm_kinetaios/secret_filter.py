@@ -313,11 +313,24 @@ def _secret_value(value: str, *, named: bool = False) -> bool:
     return False
 
 
+def _placeholder_token(token: str) -> bool:
+    "A token's shape filled with one repeated character: 'ghp_XXXX...', 'sk-xxxx...'."
+    body = re.sub(r"^[A-Za-z]{1,12}[_-](?:[A-Za-z0-9]{1,8}[_-])?", "", token)
+    return len(body) >= 8 and max(body.count(ch) for ch in set(body)) / len(body) > 0.6
+
+
+# "account steamlena / Pixel!Cat7": a login and its password.
+_LOGIN_PAIR = re.compile(
+    r"(?i:\b(?:account|login|log in|logs in|sign in|signs in|username|user name|credentials)\b).{0,40}?[^\s/]{3,60}\s?/\s?([^\s/]{4,80})")
+
+
 def _assigned_secret(plain: str) -> bool:
     for match in _ASSIGNED.finditer(plain):
         value = match.group(1)
         if _secret_value(value, named=True) or (len(value) >= 16 and _entropy(value) > 3.5 and not _REFERENCE.search(value)):
             return True
+    if any(_secret_value(m.group(1)) for m in _LOGIN_PAIR.finditer(plain)):
+        return True
     for match in _CURL_USER.finditer(plain):
         password = match.group(2)
         if not _REFERENCE.search(password) and password.casefold() not in ("pass", "password", "passwd", "token", "test", "secret", "yyy"):
@@ -458,7 +471,7 @@ def _prose_secret(folded: str) -> bool:
 def secret_reason(text: str) -> str | None:
     "What kind of secret the text holds, or None."
     plain = unicodedata.normalize("NFKC", strip_hiding_characters(text)).replace("\u00ad", "")
-    if _TOKEN.search(plain) or _assigned_secret(plain):
+    if any(not _placeholder_token(m.group()) for m in _TOKEN.finditer(plain)) or _assigned_secret(plain):
         return "an API token or key"
     for match in _CONNECTION.finditer(plain):
         if not _PLACEHOLDER.match(match.group(2)):
