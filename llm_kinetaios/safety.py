@@ -292,7 +292,7 @@ _PROMPT_LEAK = (
 # after "and"/"then"/"just", and the model told what it must do.
 _ORDER = (
     r"(?:^|[\n.!?;>\]\)]\s{0,4})(?:(?:first|now|then|just|please|always|never|simply|immediately|also),?\s)?"
-    r"(?:print|say|output|repeat|respond|reply|answer|write|generate|give|tell|translate|summari[sz]e|reveal|display|describe|explain|provide|execute|auto-run|send|forward|upload|visit|click|delete|disable|obey|comply|assume|imagine|act|pretend|ignore|disregard|forget|append|insert|encode|decode)\b(?!-)"
+    r"(?:print|say|output|repeat|respond|reply|answer|write|generate|give|tell|translate|summari[sz]e|reveal|display|describe|explain|provide|execute|auto-run|send|forward|upload|visit|click|delete|disable|obey|comply|assume|imagine|act|pretend|ignore|disregard|forget|append|insert|encode|decode|replace|reverse|rewrite|rephrase|capitali[sz]e)\b(?!-)"
     r"|(?:^|[\n.!?;:>\]\)]\s{0,4}|\b(?:and|then|just|please|now|instead)\s)"
     r"(?:(?:just|only|instead|now|please|immediately)\s)?"
     r"(?:print|say|output|repeat|respond|reply|answer|write|type|return|translate|summari[sz]e|spell(?:[- ]check)?|complete|continue|begin|start|stop everything|execute|run|send|email|forward|upload|post|visit|open|click|fetch|call|append|insert|include|add|delete|remove|disable|reveal|show|display|tell|obey|follow|comply|assume|treat|consider|remember|recommend|promote|encode|decode|decrypt|report|confirm)\b"
@@ -360,7 +360,7 @@ _ROLE_MARKER = (
     r"|\b(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN)(?: (?:PROMPT|MESSAGE|NOTE|OVERRIDE|REQUEST))?\s?:"
     r"|(?:^|\n)\s{0,3}#{1,6}\s{0,3}(?:about (?:the )?(?:user|assistant|you|me|ai|model)|system|instructions?|policy|rules|important|note|update|new|assistant|admin|developer|override|task|context|memory|memories)\b"
     r"|(?:^|\n)\s{0,3}-{2,}\s?(?:core instruction|legal amendment|system|admin|instruction)"
-    r"|\[(?:prompt|targetlanguage|target language|insert prompt here|your prompt|keyword)\]"
+    r"|\[(?:prompt|new prompt|targetlanguage|target language|insert prompt here|your prompt|keyword)\]"
     r"|(?:^|\n|[.!?;]\s{1,4})\s{0,3}\[?(?:sistem|système|sisteme|sistema|система|systeem|systeemi|系统|系統|システム|시스템|النظام|מערכת)\]?\s?[:：]"
     r"|\[/?(?:sistem|système|sistema|система|系统|システム)\]"
 )
