@@ -246,10 +246,9 @@ _ROLE_CHANGE = (
     r"|\b(?:note|message|instructions?|profile|notice|memo)\b.{0,30}\b(?:for|to) (?:automated|ai|llm|language model|the assistant|the model|any ai)\b"
     r"|\b(?:note|message|instructions?|memo|notice|comment|p\.?s\.?)\W{0,3}(?:\w+\W{1,3}){0,3}(?:for|to) (?:the |any |all |every )?(?:\w+ )?(?:ai|ais|llm|llms|language models?|assistants?|models?|bots?|chatbots?|agents?|gpts?|screeners?)\b"
     r"|\b(?:ai|llm|model|assistant|bot|agent|gpt)s? (?:reading|processing|summari[sz]ing|seeing|parsing|reviewing) this\b|\bif you are an? (?:ai|llm|language model|assistant|bot)\b"
-    r"|(?:没有(?:任何)?限制|不受(?:任何)?限制|无限制|無限制|制限のない|制限なし|제한 없는|제한이 없는|sin (?:ninguna )?restricci|sans (?:aucune )?restriction|ohne (?:jede )?einschränkung|senza (?:alcuna )?restrizion|sem restriç|без (?:каких-либо )?ограничени|kısıtlama olmadan|bez (?:żadnych )?ograniczeń|zonder beperkingen)"
     r"|(?:규칙|제한|정책|제약|규범)\S{0,3} (?:따를 필요가 없|벗어나|우회|무시)|(?:规则|限制|政策|规定|規則|制限|ポリシー)\S{0,6}(?:不需要遵守|不必遵守|不受|无需遵守|従う必要はない|縛られない)"
     r"|(?:이제|지금부터|이제부터),? 너는|너는 (?:이제|지금부터)"
-    r"|\b(?:without|no|free (?:of|from)) (?:any )?(?:ethical |moral |content |safety )?(?:restrictions|filters|filtering|censorship|guidelines|guardrails|limitations)\b"
+    r"|\b(?:without|no|free (?:of|from)) (?:any )?(?:ethical |moral |content |safety )(?:restrictions|filters|filtering|censorship|guidelines|guardrails|limitations)\b|\b(?:without|no|free (?:of|from)) (?:any )?(?:censorship|guardrails)\b"
     r"|\b(?:ahora eres|a partir de ahora,? (?:eres|tú|tu|debes|responde)|desde ahora,? (?:eres|tú|debes))"
     r"|\b(?:tu es maintenant|vous êtes maintenant|désormais,? (?:tu|vous|réponds|répondez)|à partir de maintenant,? (?:tu|vous))"
     r"|\b(?:du bist (?:jetzt|nun|ab sofort)|ab (?:jetzt|sofort),? (?:bist du|antworte|musst du|sollst du)|von nun an,? (?:bist du|antwortest du|musst du))"
@@ -270,12 +269,22 @@ _ROLE_CHANGE = (
     r"|(?:sansürsüz bir|sin censura|sans censure|ohne zensur|без цензуры|senza censura|sem censura|不加审查|无审查|無審查|検閲なし|검열 없이|검열 없는)"
     r"|\bsimulat(?:e|ing) (?:a |an )?(?:(?:conversation|dialogue|chat) between (?:two )?(?:\w+ ){0,3}(?:ais?|bots?|chatbots?|models?|assistants?|deities|characters)\b|(?:ai|chatbot|terminal|persona)\b)|\bobey\w{0,2}\b.{0,40}\bwithout (?:exception|question)\b"
     r"|\btell me (?:how|what your|everything|the (?:steps|recipe|way))\b|\b(?:dime|dimmi|diga-me|dis-moi|sag mir|скажи мне|söyle bana)\b"
-    r"|\b(?:réponds|répondez|écris|écrivez|affiche|révèle|respóndeme|contéstame|escríbeme|muéstrame|revélame|olvídate|antworte|antwortet|schreib|zeig|vergiss|rispondi|scrivi|mostrami|rivelami|responda|escreva|diga|revele|esqueça|odpowiadaj|odpowiedz|napisz|pokaż|antwoord|schrijf|cevap ver|yanıtla|yanitla|yazdır|göster|söyle)\b"
-    r"|(?:отвечай|ответь|напиши|покажи|выведи|перечисли|раскрой|اكتب|اكتبي|أجب|أجيبي|اعرض|答えて|書いて|表示して|出力して|振る舞って|してください|답해|대답해|출력해|보여줘|써줘|请只|只输出|请输出|请回答|回答所有问题|回答任何问题|口吻回答|제한 없이|제약 없이|制限なく|無制限に|不受限制地|无限制地|без ограничений|sin límites|sans limites|ohne grenzen)"
+    r"|\b(?:réponds|répondez|écris|écrivez|révèle|respóndeme|contéstame|escríbeme|muéstrame|revélame|olvídate|antworte|antwortet|schreib|zeig|vergiss|rispondi|scrivi|mostrami|rivelami|esqueça|odpowiadaj|odpowiedz|napisz|pokaż|schrijf|cevap ver|yanıtla|yanitla|yazdır|göster|söyle)\b"
+    r"|(?:отвечай|ответь|напиши|покажи|выведи|перечисли|раскрой|اكتب|اكتبي|أجب|أجيبي|اعرض|答えて|書いて|表示して|出力して|振る舞って|してください|답해|대답해|출력해|보여줘|써줘|请只|只输出|请输出|请回答|回答所有问题|回答任何问题|口吻回答|不受限制地|无限制地)"
+    r"|(?:제한 없이|제약 없이|制限なく|無制限に|без ограничений|sin límites|sans limites|ohne grenzen).{0,12}(?:답|대답|回答|答え|отвеч|ответ|respon|répon|antwort)"
+    r"|(?:답|대답|回答|答え|отвеч|ответ|respon|répon|antwort)\w{0,6}.{0,12}(?:제한 없이|제약 없이|制限なく|無制限に|без ограничений|sin límites|sans limites|ohne grenzen)"
     r"|(?:dime cómo|dime como|dis-moi comment|sag mir,? wie|скажи(?: мне)?,? как|расскажи(?: мне)?,? как|bana nasıl|告诉我(?:如何|怎么|怎样|你的)|告訴我(?:如何|怎麼)|教えて(?:ください)?|알려줘|말해줘)"
     r"|(?:(?:现在|現在|请|請)(?:忽略|忘记|忘記|无视|無視)|忘记(?:你|上面|之前|前面|以上)|(?:请|請)(?:告诉我|提供|输出|輸出|列出|详细描述|詳細描述|回答我)|作为(?:一个)?(?:不受限制|无限制|没有限制)的)"
 )
 
+# "Without any restrictions" in many languages: a jailbreak's promise when
+# the text is about an AI or its answers, an ordinary phrase otherwise
+# ("a mobile plan without restrictions").
+_NO_LIMITS = r"\b(?:without|no|free (?:of|from)) (?:any )?(?:restrictions|filters|filtering|guidelines|limitations|limits|rules)\b|(?:没有(?:任何)?限制|不受(?:任何)?限制|无限制|無限制|制限のない|制限なし|제한 없는|제한이 없는|sin (?:ninguna )?restricci|sans (?:aucune )?restriction|ohne (?:jede )?einschränkung|senza (?:alcuna )?restrizion|sem restriç|без (?:каких-либо )?ограничени|kısıtlama olmadan|bez (?:żadnych )?ograniczeń|zonder beperkingen)"
+_AI_CONTEXT = (
+    r"\b(?:ai|a\.i\.|llm|gpt|chatbot|bot|assistant|model|agent)s?\b|\b(?:answer|respond|reply|respuesta|responde|réponse|répond|antwort|rispo|resposta|cevap|yanıt|odpowied|antwoord)\w*"
+    r"|ии\b|нейросет|ассистент|модел|ответ|отвеч|yapay zeka|asistan|asystent|assistent|asistente|assistente|助手|回答|回复|答え|アシスタント|어시스턴트|답변|대답|你|あなた|너|당신|\btu\b|\bdu\b|\bты\b|\bsen\b"
+)
 # Asking for, or naming, the model's hidden configuration.
 _PROMPT_LEAK = (
     r"\b(?:reveal|print|show|output|repeat|display|leak|dump|share|tell|give|list|recite|spell|encode|translate|summari[sz]e|write out|what (?:is|are|were))\b"
@@ -407,6 +416,8 @@ _DETECTORS: list[tuple[str, re.Pattern]] = [
     ("grants the assistant powers or sends data away", _compile(_POISONING, re.DOTALL)),
 ]
 _STRUCTURE = re.compile(_HEADING)
+_NO_LIMITS_RE = _compile(_NO_LIMITS)
+_AI_CONTEXT_RE = _compile(_AI_CONTEXT)
 
 # A memory is about the user, in the third person. Text outside quotes that
 # speaks to "you" speaks to the model (extraction is told never to store it).
@@ -481,6 +492,8 @@ def injection_reason(text: str) -> str | None:
         for reason, pattern in _DETECTORS:
             if pattern.search(view):
                 return reason
+    if _NO_LIMITS_RE.search(folded) and _AI_CONTEXT_RE.search(folded):
+        return "instructions to the model"
     if _SECOND_PERSON.search(_QUOTED_SPAN.sub(" ", folded)):
         return "addressed to the assistant (second person)"
     rot13 = codecs.encode(folded, "rot13")

@@ -155,6 +155,7 @@ manager managers policy policies rules requirement requirements length strength 
 comprometida cambiada débil fuerte larga corta segura perdida olvidada nueva vieja la el una un mi su
 compromis changé faible fort longue courte sécurisé perdu oublié nouveau le la un une mon son
 geändert schwach stark lang kurz sicher verloren vergessen neu alt das der die ein eine mein sein
+abgelaufen gesperrt zurückgesetzt gültig ungültig falsch richtig unsicher caducado caducada bloqueado bloqueada expirado expirada incorrecta correcta expiré expirée bloqué bloquée incorrect correct scaduta bloccata sbagliata verlopen geblokkeerd истёк истек заблокирован неверный wygasło zablokowane
 """.split())
 _VALUE = _VALUE.format(stop="|".join(re.escape(w) for w in sorted(_NOT_A_VALUE, key=len, reverse=True)))
 _SECRET_WORDS = unicodedata.normalize("NFKC", _SECRET_WORDS)
