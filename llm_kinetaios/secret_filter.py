@@ -269,6 +269,7 @@ _PUBLIC_BLOB = re.compile(
     r"|\b(?i:sha)(?:1|224|256|384|512)[:-][A-Za-z0-9+/=]{20,200}"
     r"|\bh1:[A-Za-z0-9+/=]{40,50}|\b(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|bafy[a-z2-7]{50,70}|bc1[a-z0-9]{25,90}|npub1[a-z0-9]{50,70}|0x[0-9a-fA-F]{40})\b"
     r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+    r"|\$(?:2[abxy]?|argon2(?:id|i|d)|[1567]|pbkdf2[\w-]{0,20}|scrypt|y|gy)\$[A-Za-z0-9./+=$,-]{10,300}"  # password hashes (crypt formats)
 )
 
 
