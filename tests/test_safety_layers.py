@@ -397,3 +397,22 @@ def test_the_worker_brings_memories_stored_before_the_check_under_it(store, monk
     ids, _ = store.current_vectors(model.model_id)
     assert tea.id in ids and payload.id not in ids and secret.id not in ids
     assert store.unchecked(10) == [] and check_stored(store) == 0
+
+
+# --- The benchmark corpora keep their split --------------------------------------
+
+def test_the_fresh_held_out_corpora_share_no_entry_with_the_tune_corpora():
+    "A fresh entry copied into the tune set would be tuned on and still reported as held out."
+    from pathlib import Path
+
+    corpora = Path(__file__).resolve().parent.parent / "benchmarks" / "corpora"
+
+    def entries(folder):
+        rows = [json.loads(line) for name in ("injection", "ordinary", "secrets", "near_miss")
+                for line in (folder / f"{name}.jsonl").open(encoding="utf-8")]
+        assert all(row["text"] and row["category"] and row["source"] for row in rows)
+        return {" ".join(row["text"].split()).casefold() for row in rows}
+
+    fresh, tune = entries(corpora / "fresh"), entries(corpora)
+    assert len(fresh) > 500 and len(tune) > 900
+    assert fresh.isdisjoint(tune)
