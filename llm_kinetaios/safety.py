@@ -469,6 +469,39 @@ def _encoded_text(text: str) -> bool:
     return False
 
 
+def _pattern_reason(folded: str) -> str | None:
+    "The detectors on the folded text, its all-Latin skeleton and its in-word punctuation removed."
+    views = [folded]
+    skeleton = _skeleton(folded)
+    if skeleton != folded:
+        views.append(skeleton)
+    joined = _INNER_PUNCTUATION.sub("", folded)  # "i-nstruction", "m----ssage"
+    if joined != folded:
+        views.append(joined)
+    for view in views:
+        for reason, pattern in _DETECTORS:
+            if pattern.search(view):
+                return reason
+    return None
+
+
+def _speaks_to_the_model(folded: str) -> str | None:
+    if _NO_LIMITS_RE.search(folded) and _AI_CONTEXT_RE.search(folded):
+        return "instructions to the model"
+    if _SECOND_PERSON.search(_QUOTED_SPAN.sub(" ", folded)):
+        return "addressed to the assistant (second person)"
+    return None
+
+
+def _rot13_reason(folded: str) -> str | None:
+    rot13 = codecs.encode(folded, "rot13")
+    # Only text that reads as English once decoded is worth the patterns.
+    if len(_COMMON_ENGLISH.findall(rot13)) > len(_COMMON_ENGLISH.findall(folded)):
+        if any(pattern.search(rot13) for _, pattern in _DETECTORS[1:]):
+            return "encoded instructions"
+    return None
+
+
 def injection_reason(text: str) -> str | None:
     """Why this memory must be approved before it is injected, or None.
 
@@ -481,27 +514,9 @@ def injection_reason(text: str) -> str | None:
     if _HIDDEN_PAYLOAD.search(text):
         return "hidden text (bidi controls or tag characters)"
     folded = fold_for_matching(text)
-    views = [folded]
-    skeleton = _skeleton(folded)
-    if skeleton != folded:
-        views.append(skeleton)
-    joined = _INNER_PUNCTUATION.sub("", folded)  # "i-nstruction", "m----ssage"
-    if joined != folded:
-        views.append(joined)
-    for view in views:
-        for reason, pattern in _DETECTORS:
-            if pattern.search(view):
-                return reason
-    if _NO_LIMITS_RE.search(folded) and _AI_CONTEXT_RE.search(folded):
-        return "instructions to the model"
-    if _SECOND_PERSON.search(_QUOTED_SPAN.sub(" ", folded)):
-        return "addressed to the assistant (second person)"
-    rot13 = codecs.encode(folded, "rot13")
-    # Only text that reads as English once decoded is worth the patterns.
-    if len(_COMMON_ENGLISH.findall(rot13)) > len(_COMMON_ENGLISH.findall(folded)):
-        for reason, pattern in _DETECTORS[1:]:
-            if pattern.search(rot13):
-                return "encoded instructions"
+    reason = _pattern_reason(folded) or _speaks_to_the_model(folded) or _rot13_reason(folded)
+    if reason:
+        return reason
     if _encoded_text(text):
         return "encoded text"
     if _STRUCTURE.search(folded):

@@ -186,30 +186,40 @@ _NOT_THE_SECRET = re.compile(
     r"\b(?:manager|policy|policies|requirements?|length|strength|hint|rules?|reset|breach|leak|expir\w*|changed?|rotat\w*|generator|app|vault|file|field|hash\w*|gestor|gestionnaire|менеджер\w*)\b|管理|マネージャ|관리")
 
 
-def _near_value(folded: str) -> bool:
-    for word in _SECRET_WORD.finditer(folded):
-        start, end = word.span()
-        if (start and folded[start - 1].isascii() and folded[start - 1].isalpha() and folded[start].isascii()) or (
-                end < len(folded) and folded[end].isascii() and folded[end].isalpha() and folded[end - 1].isascii()):
-            continue  # inside a longer Latin word: "pinned", "spinach"
-        window = folded[word.end():word.end() + 64]
-        clause = _CLAUSE_END.search(window)
-        if clause:
-            window = window[:clause.start()]
-        for token in _WINDOW_TOKEN.finditer(window):
-            between, value = window[:token.start()], token.group(1)
-            if _NOT_THE_SECRET.search(between):
-                break
-            stripped = value.strip(".,;:!?)»”」’#*")
-            if stripped.isdigit():
-                # A number is a PIN only right after "is"/":"/"lautet"...,
-                # so "changed in 2024" or "since 2019" is not one.
-                if 4 <= len(stripped) <= 10 and _NUMERIC_LINK.search(between):
-                    return True
-                continue
+def _inside_latin_word(text: str, start: int, end: int) -> bool:
+    "A match that is part of a longer Latin word: 'pin' in 'pinned', 'spinach'."
+    before = start and text[start - 1].isascii() and text[start - 1].isalpha() and text[start].isascii()
+    after = end < len(text) and text[end].isascii() and text[end].isalpha() and text[end - 1].isascii()
+    return bool(before or after)
+
+
+def _clause_after(folded: str, end: int) -> str:
+    window = folded[end:end + 64]
+    clause = _CLAUSE_END.search(window)
+    return window[:clause.start()] if clause else window
+
+
+def _window_has_value(window: str) -> bool:
+    for token in _WINDOW_TOKEN.finditer(window):
+        between, value = window[:token.start()], token.group(1)
+        if _NOT_THE_SECRET.search(between):
+            return False
+        stripped = value.strip(".,;:!?)»”」’#*")
+        if not stripped.isdigit():
             if _secret_value(value):
                 return True
+        elif 4 <= len(stripped) <= 10 and _NUMERIC_LINK.search(between):
+            # A number is a PIN only right after "is"/":"/"lautet"...,
+            # so "changed in 2024" or "since 2019" is not one.
+            return True
     return False
+
+
+def _near_value(folded: str) -> bool:
+    return any(
+        not _inside_latin_word(folded, *word.span()) and _window_has_value(_clause_after(folded, word.end()))
+        for word in _SECRET_WORD.finditer(folded)
+    )
 
 
 # "the code to the front door is 4590#": a code is a secret where it opens something.
@@ -293,26 +303,29 @@ _NOT_A_SECRET_VALUE = frozenset(
     "bcrypt argon2 argon2id pbkdf2 scrypt utf-8 utf8 ascii base64 hunter2 true false null none yes no".split())
 
 
+_COUNTING = re.compile(r"\d{1,4}(?:st|nd|rd|th|s|x|k|m|h|d|gb|mb|chars?|characters?|days?|months?|years?)", re.I)
+_NAME_REFERENCE = re.compile(r"[a-z_]+(?:\.[a-z_]+)+|[A-Z_]{6,}")  # a dotted name or a CONSTANT_NAME
+
+
+def _never_a_value(value: str) -> bool:
+    return (len(value) < 4 or value.casefold() in _NOT_A_SECRET_VALUE or bool(_REFERENCE.search(value))
+            or bool(_PASSWORD_HASH.match(value)) or "://" in value or bool(_NAME_REFERENCE.fullmatch(value)))
+
+
 def _secret_value(value: str, *, named: bool = False) -> bool:
     """Does this read as a secret's value rather than a word, a number that
     counts something, a placeholder or a reference to where the secret lives?"""
     value = value.strip(".,;:!?)]}»”」’\"'`")
-    if len(value) < 4 or value.casefold() in _NOT_A_SECRET_VALUE:
-        return False
-    if _REFERENCE.search(value) or _PASSWORD_HASH.match(value) or "://" in value:
+    if _never_a_value(value):
         return False
     has_letter = any(ch.isalpha() for ch in value)
-    has_digit = any(ch.isdigit() for ch in value)
-    has_symbol = any(not ch.isalnum() for ch in value)
-    if re.fullmatch(r"[a-z_]+(?:\.[a-z_]+)+|[A-Z_]{6,}", value):
-        return False  # a dotted name or a CONSTANT_NAME: a reference
-    if has_letter and has_digit:
-        return not re.fullmatch(r"\d{1,4}(?:st|nd|rd|th|s|x|k|m|h|d|gb|mb|chars?|characters?|days?|months?|years?)", value, re.I)
-    if has_letter and has_symbol:
+    if not has_letter:
+        return False
+    if any(ch.isdigit() for ch in value):
+        return not _COUNTING.fullmatch(value)
+    if any(not ch.isalnum() for ch in value):
         return bool(re.search(r"[!@#$%^&*+=?~]", value))
-    if named and has_letter and len(value) >= 8:
-        return any(ch.isupper() for ch in value) and any(ch.islower() for ch in value)
-    return False
+    return named and len(value) >= 8 and any(ch.isupper() for ch in value) and any(ch.islower() for ch in value)
 
 
 def _placeholder_token(token: str) -> bool:
@@ -445,55 +458,63 @@ def _looks_random(token: str) -> bool:
     return switches / (len(token) - 1) > 0.35
 
 
-def _prose_secret(folded: str) -> bool:
-    for pattern in _PROSE_PATTERNS:
-        for match in pattern.finditer(folded):
-            value = next((g for g in match.groups() if g), "")
-            value = value.strip(".,;:!?)»”」’。，")
-            if (len(value) < 3 or value in _NOT_A_VALUE or value.casefold() in _NOT_A_SECRET_VALUE
-                    or _REFERENCE.search(value) or _PASSWORD_HASH.match(value)):
-                continue
-            quoted = match.group(0).rstrip()[-1:] in "\"'`»”」’"
-            codelike = bool(re.search(r"\d|[!@#$%^&*_+=?~/\\|<>\[\]{}]", value)) or not value.isalpha()
-            if pattern in (_PROSE_PATTERNS[1], _PROSE_PATTERNS[4]) and not (
-                quoted or (codelike and re.search(r"\d", value))
-            ):
-                continue
-            if quoted or codelike or pattern is _PROSE_PATTERNS[0]:
-                if pattern is _PROSE_PATTERNS[0] and not (quoted or codelike):
-                    # A bare word: a password only when it ends the clause
-                    # ("the wifi password is bluefrog."), not "is weak".
-                    rest = folded[match.end():match.end() + 2]
-                    if rest.strip() and rest.strip()[0] not in ".,;!?)\"'":
-                        continue
-                return True
+def _not_a_prose_value(value: str) -> bool:
+    "A word that follows 'password is' without being one, or a placeholder or hash."
+    return (len(value) < 3 or value in _NOT_A_VALUE or value.casefold() in _NOT_A_SECRET_VALUE
+            or bool(_REFERENCE.search(value)) or bool(_PASSWORD_HASH.match(value)))
+
+
+def _prose_match_is_secret(pattern: re.Pattern, match: re.Match, folded: str) -> bool:
+    value = next((g for g in match.groups() if g), "").strip(".,;:!?)»”」’。，")
+    if _not_a_prose_value(value):
+        return False
+    quoted = match.group(0).rstrip()[-1:] in "\"'`»”」’"
+    codelike = bool(re.search(r"\d|[!@#$%^&*_+=?~/\\|<>\[\]{}]", value)) or not value.isalpha()
+    if quoted:
+        return True
+    if pattern in (_PROSE_PATTERNS[1], _PROSE_PATTERNS[4]):
+        return codelike and bool(re.search(r"\d", value))
+    if codelike:
+        return True
+    if pattern is _PROSE_PATTERNS[0]:
+        # A bare word: a password only when it ends the clause
+        # ("the wifi password is bluefrog."), not "is weak".
+        rest = folded[match.end():match.end() + 2].strip()
+        return not rest or rest[0] in ".,;!?)\"'"
     return False
 
 
-def secret_reason(text: str) -> str | None:
-    "What kind of secret the text holds, or None."
-    plain = unicodedata.normalize("NFKC", strip_hiding_characters(text)).replace("\u00ad", "")
+def _prose_secret(folded: str) -> bool:
+    return any(_prose_match_is_secret(pattern, match, folded)
+               for pattern in _PROSE_PATTERNS for match in pattern.finditer(folded))
+
+
+def _token_reason(plain: str) -> str | None:
+    "Provider tokens, keys in config lines, connection strings with a password."
     if any(not _placeholder_token(m.group()) for m in _TOKEN.finditer(plain)) or _assigned_secret(plain):
         return "an API token or key"
-    for match in _CONNECTION.finditer(plain):
-        if not _PLACEHOLDER.match(match.group(2)):
-            return "a connection string with a password"
-    folded = fold_for_matching(text)
-    if (
+    if any(not _PLACEHOLDER.match(m.group(2)) for m in _CONNECTION.finditer(plain)):
+        return "a connection string with a password"
+    return None
+
+
+def _password_in_prose(folded: str) -> bool:
+    return bool(
         _prose_secret(folded) or _near_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded)
         or (_CODE_VALUE.search(folded) and _OPENS_SOMETHING.search(folded))
-    ):
-        return "a password or code"
-    if _KEYWORD_HEX.search(folded):
-        return "an API token or key"
+    )
+
+
+def _card_number(plain: str) -> bool:
     for match in _DIGIT_RUN.finditer(plain):
         digits = re.sub(r"\D", "", match.group())
         if 12 <= len(digits) <= 19 and _card_brand_ok(digits) and _luhn_ok(digits):
-            return "a payment card number"
-    upper = plain.upper()
-    if any(_iban_ok(m.group(1)) for m in _IBAN.finditer(upper)):
-        return "an IBAN"
-    if (
+            return True
+    return False
+
+
+def _national_id(plain: str, upper: str) -> bool:
+    return bool(
         _SSN.search(plain)
         or _NINO.search(plain)
         or _KOREAN_RRN.search(plain)
@@ -503,11 +524,34 @@ def secret_reason(text: str) -> str | None:
         or any(_china_id_ok(m.group(1)) for m in _CHINA_ID.finditer(plain))
         or any(_nir_ok(m) for m in _NIR.finditer(upper))
         or _ID_WORDS.search(plain)
-    ):
-        return "a national id number"
+    )
+
+
+def _random_token(plain: str) -> bool:
     public = _PUBLIC_BLOB.sub(" ", plain)
     public = _URL.sub(_url_without_path, public)
-    if any(_looks_random(token) for token in _LONG_TOKEN.findall(public)):
+    return any(_looks_random(token) for token in _LONG_TOKEN.findall(public))
+
+
+def secret_reason(text: str) -> str | None:
+    "What kind of secret the text holds, or None."
+    plain = unicodedata.normalize("NFKC", strip_hiding_characters(text)).replace("\u00ad", "")
+    token = _token_reason(plain)
+    if token:
+        return token
+    folded = fold_for_matching(text)
+    if _password_in_prose(folded):
+        return "a password or code"
+    if _KEYWORD_HEX.search(folded):
+        return "an API token or key"
+    if _card_number(plain):
+        return "a payment card number"
+    upper = plain.upper()
+    if any(_iban_ok(m.group(1)) for m in _IBAN.finditer(upper)):
+        return "an IBAN"
+    if _national_id(plain, upper):
+        return "a national id number"
+    if _random_token(plain):
         return "a random-looking token (a key?)"
     return None
 

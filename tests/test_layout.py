@@ -20,8 +20,6 @@ REWORK_IN_PROGRESS = {
     "extraction.py:parse_answer": 22,  # the extraction prompt and parse (issue 14)
     "extraction.py:_documented": 23,  # the same
     "safety.py:_strip_one": 21,  # the safety filters (issue 16)
-    "secret_filter.py:_prose_secret": 20,  # the same
-    "secret_filter.py:secret_reason": 31,  # the same
 }
 
 
