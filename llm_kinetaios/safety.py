@@ -88,26 +88,31 @@ def _needs_joiners(ch: str) -> bool:
     )
 
 
+def _is_selector(ch: str) -> bool:
+    return "\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef"
+
+
+def _keeps_joiner(ch: str, before: str, after: str) -> bool:
+    "ZWJ inside an emoji sequence (👩‍💻), ZWJ/ZWNJ next to a script that spells with them."
+    if (before and _needs_joiners(before)) or (after and _needs_joiners(after)):
+        return True
+    return ch == "\u200d" and bool(before and after) and (
+        (_is_emoji(before) or 0x1F3FB <= ord(before) <= 0x1F3FF) and _is_emoji(after))
+
+
 def _strip_one(match: re.Match) -> str:
     if match.group(1):
-        return match.group(1)
+        return match.group(1)  # an emoji flag tag sequence
     ch = match.group()
     text, start, end = match.string, match.start(), match.end()
     before = text[start - 1] if start else ""
     after = text[end] if end < len(text) else ""
-    joining_script = (before and _needs_joiners(before)) or (after and _needs_joiners(after))
-    if ch == "\u200d":
-        emoji = before and after and (
-            (_is_emoji(before) or 0x1F3FB <= ord(before) <= 0x1F3FF) and _is_emoji(after))
-        return ch if emoji or joining_script else ""
-    if ch == "\u200c":
-        return ch if joining_script else ""
-    if "\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef":
-        # One selector after a visible character is ordinary (❤️, 葛󠄀);
-        # a run of them can smuggle data.
-        if before and not ("\ufe00" <= before <= "\ufe0f" or "\U000e0100" <= before <= "\U000e01ef"):
-            return ch
-        return ""
+    if ch in "\u200c\u200d":
+        return ch if _keeps_joiner(ch, before, after) else ""
+    # One selector after a visible character is ordinary (❤️, 葛󠄀);
+    # a run of them can smuggle data.
+    if _is_selector(ch) and before and not _is_selector(before):
+        return ch
     return ""
 
 

@@ -19,7 +19,6 @@ MAX_COMPLEXITY = 15
 REWORK_IN_PROGRESS = {
     "extraction.py:parse_answer": 22,  # the extraction prompt and parse (issue 14)
     "extraction.py:_documented": 23,  # the same
-    "safety.py:_strip_one": 21,  # the safety filters (issue 16)
 }
 
 
