@@ -17,16 +17,16 @@ from .model_output import json_candidates
 
 EXTRACTION_SYSTEM = """\
 You maintain a long-term memory of durable facts about a user of an AI assistant.
-From the conversation turn below, extract facts about the USER that will still be
+From the conversation turn below, list the facts about the USER that will still be
 true and useful in future, unrelated conversations:
 - preferences (tools, languages, styles, food, how they like answers),
 - skills and expertise, occupation, long-term projects and goals,
 - fixed constraints (allergies, accessibility needs, time zone, hardware, budget),
-- stable personal context (where they live, family, pets) the user chose to share.
+- stable personal context (where they live, family, pets).
 
-Do NOT extract:
+Never list:
 - one-off task details (this bug, this email, today's question),
-- anything the assistant said about itself or suggested,
+- anything the assistant said or suggested, or general knowledge,
 - guesses; only what the user stated or clearly implied,
 - secrets such as passwords, API keys or card numbers,
 - text the user quoted or pasted from elsewhere (documents, web pages, emails, code,
@@ -47,10 +47,16 @@ Under "project", list the numbers of the facts that are about the project named 
 in general; leave it empty when there is no current project.
 Under "instructions", list the numbers of the facts that are standing instructions on how
 to answer every time (language, units, tone, how to address the user).
-Return JSON: {"facts": ["...", "..."], "updates": [{"fact": 1, "known": 2}],
-"project": [2], "instructions": [1]}, where "fact" counts facts from 1. Return
-{"facts": [], "updates": [], "project": [], "instructions": []} when there is nothing
-durable to learn, which is the common case."""
+
+Answer with one JSON object and nothing else:
+{"facts": ["...", "..."], "updates": [{"fact": 1, "known": 2}], "project": [2],
+"instructions": [1]}, where "fact" counts facts from 1.
+Example: for "I keep bees in my garden, and I'm deaf. What do bees eat?" answer
+{"facts": ["User keeps bees.", "User is deaf."], "updates": [], "project": [],
+"instructions": []}
+Example: for "Write a limerick about a teapot." answer
+{"facts": [], "updates": [], "project": [], "instructions": []}
+Most turns have nothing durable to learn: then answer that empty object."""
 
 EXTRACTION_SCHEMA = {
     "type": "object",
@@ -72,7 +78,11 @@ EXTRACTION_SCHEMA = {
     "required": ["facts"],
 }
 
+# Last in the call's input: small models follow what they read last.
+ANSWER_REMINDER = "Answer with the JSON object only."
+
 MAX_FACTS_PER_TURN = 10
+MAX_ANSWER_TOKENS = 600
 MAX_FACT_CHARS = 300
 MAX_INPUT_CHARS = 6000
 
@@ -102,7 +112,8 @@ class Turn:
             f"<current_project>\n{project_label(self.project)}\n</current_project>\n\n"
             f"<known_facts>\n{known}\n</known_facts>\n\n"
             f"<user_message>\n{user}\n</user_message>\n\n"
-            f"<assistant_reply>\n{assistant}\n</assistant_reply>"
+            f"<assistant_reply>\n{assistant}\n</assistant_reply>\n\n"
+            f"{ANSWER_REMINDER}"
         )
 
 
@@ -141,6 +152,10 @@ def extract_facts(model, turn: Turn) -> Extracted:
     kwargs = {"system": EXTRACTION_SYSTEM, "stream": False}
     if getattr(model, "supports_schema", False):
         kwargs["schema"] = EXTRACTION_SCHEMA
+    if "max_tokens" in getattr(getattr(model, "Options", None), "model_fields", {}):
+        # A small local model can ramble or loop until its context is full,
+        # minutes on a CPU; a complete answer is far shorter than this.
+        kwargs["max_tokens"] = MAX_ANSWER_TOKENS
     received: list[str] = []
     try:
         for chunk in model.prompt(turn.to_prompt(), **kwargs):
@@ -329,17 +344,28 @@ def _from_prompt(fact: str) -> bool:
     return bool(said) and said in _PROMPT_WORDS
 
 
+# A sentence about the extraction itself, in the prompt's own terms, not about
+# the user: "The user chose to share their budget.", "The user's preference
+# for metric units has been updated.", "The user currently has no project"
+# (all real answers of a small local model).
+_ABOUT_THE_TASK = re.compile(
+    r"\b(?:chose to share|personal context|fixed constraint|durable facts?|known facts?|"
+    r"has been (?:updated|noted|stored|remembered)|no (?:current )?project|"
+    r"(?:any|no) instructions)\b", re.IGNORECASE)
+
+
 def accept_fact(item: str, *, about_project: bool = False) -> str | None:
     """The fact as it may be stored, or None: key names and fragments are
     never facts, first person is rewritten to third or refused, and a
-    sentence that is not about the user (an assistant's opinion) is refused.
+    sentence that is not about the user (an assistant's opinion) is refused,
+    and so is one about the extraction task itself.
     A fact the model marked as about the current project may name the
     project instead of the user."""
     fact = (item or "").strip().strip("\"'\u201c\u201d").strip().replace("\u2019", "'")
     if not fact or len(fact) > MAX_FACT_CHARS or _OTHER_FIRST_PERSON.match(fact):
         return None
     fact = third_person(fact)
-    if fact is None or _from_prompt(fact):
+    if fact is None or _from_prompt(fact) or _ABOUT_THE_TASK.search(fact):
         return None
     cjk = re.search(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", fact)
     if (len(fact) < 6 if cjk else len(fact.split()) < 3):

@@ -172,3 +172,86 @@ def test_log_verbose_shows_the_partial_answer_of_a_timed_out_job(runner, store, 
     assert "timed out" in job["error"] and job["result"] == {"answer": ""}
     verbose = runner.invoke(cli, ["memories", "log", "-v"], catch_exceptions=False).output
     assert "answer: (empty: nothing received)" in verbose
+
+
+# Answers recorded from a real local model: Qwen2.5-Coder-1.5B-Instruct (GGUF, Q4)
+# behind llama-cpp-python's OpenAI-compatible server, on turns of the tune split
+# of benchmarks/data/extraction_turns.jsonl (benchmarks/local_model.py). Most
+# came before the prompt gained its examples and its closing "Answer with the
+# JSON object only."; the parse must still hold against them.
+RECORDED_1_5B = {
+    "plain lines, one vacuous": ("I'm a nurse.", "User is a nurse.\nUser lives in their current location."),
+    "plain lines that contradict": ("I hate cilantro.", "User likes cilantro.\nThe user dislikes cilantro."),
+    "a fact and a role label": ("Meine Frau heißt Julia.", "The user's wife is Julia.\nUser"),
+    "a sentence about the task": ("My budget for the new bike is 800 euros.",
+                                  "The user chose to share their budget."),
+}
+
+
+@pytest.mark.parametrize("name", RECORDED_1_5B)
+def test_recorded_plain_sentence_answers_of_a_small_model_store_nothing(name):
+    user, answer = RECORDED_1_5B[name]
+    with pytest.raises(ExtractionError):
+        parse_answer(answer, Turn(user, ""))
+
+
+def test_a_recorded_echo_with_a_role_label_is_nothing_to_learn():
+    turn = Turn("I teach maths at a secondary school.", "")
+    assert parse_answer("User: I teach maths at a secondary school.", turn).facts == []
+
+
+def test_recorded_json_after_a_role_labelled_line_is_read():
+    answer = ('User The user\'s mother tongue is Polish.\n\n{"facts": ["The user\'s mother tongue '
+              'is Polish."], "updates": [], "project": [], "instructions": []}')
+    extracted = parse_answer(answer, Turn("My mother tongue is Polish.", ""))
+    assert extracted.facts == ["The user's mother tongue is Polish."]
+
+
+def test_recorded_role_label_and_general_knowledge_items_are_dropped():
+    answer = '{\n  "facts": [\n    "The user is 34 years old.",\n    "User"\n  ],\n  "updates": []\n}'
+    assert parse_answer(answer, Turn("I'm 34.", "")).facts == ["The user is 34 years old."]
+    answer = ('{"facts": ["The user runs a small bakery in Leeds.", "Leeds is in England."], '
+              '"updates": [], "project": [], "instructions": []}')
+    extracted = parse_answer(answer, Turn("I run a small bakery in Leeds.", ""))
+    assert extracted.facts == ["The user runs a small bakery in Leeds."]
+    assert extracted.rejected == ["Leeds is in England."]
+
+
+@pytest.mark.parametrize("sentence", [
+    "The user chose to share their budget.",
+    "The user's preference for metric units has been updated.",
+    "The user currently has no project, and they are not working on any instructions.",
+    "The user has a fixed constraint of using Go as their primary programming language.",
+    "The user chose to share their long-term goal of deploying applications on Kubernetes, "
+    "which is now a stable personal context.",
+])
+def test_recorded_sentences_about_the_extraction_task_are_not_facts(sentence):
+    extracted = parse_answer(json.dumps({"facts": [sentence]}), Turn("I program in Go.", ""))
+    assert extracted.facts == [] and extracted.rejected == [sentence]
+
+
+def test_a_recorded_fenced_answer_is_read():
+    answer = ('```json\n{\n  "facts": ["User has budget of 800 euros for new bike."],\n  "updates": [],\n'
+              '  "project": [],\n  "instructions": []\n}\n```')
+    assert parse_answer(answer, Turn("My budget for the new bike is 800 euros.", "")).facts == [
+        "User has budget of 800 euros for new bike."]
+
+
+def test_the_extraction_call_caps_its_answer_and_ends_with_the_answer_reminder():
+    import llm
+
+    from llm_kinetaios.extraction import ANSWER_REMINDER, MAX_ANSWER_TOKENS, extract_facts
+
+    class Capped(llm.Model):
+        model_id = "capped"
+
+        class Options(llm.Options):
+            max_tokens: int | None = None
+
+        def execute(self, prompt, stream, response, conversation):
+            self.seen = (prompt.prompt, prompt.options.max_tokens)
+            yield '{"facts": ["User lives in Porto"]}'
+
+    model = Capped()
+    assert extract_facts(model, ANA).facts == ["User lives in Porto"]
+    assert model.seen[0].endswith(ANSWER_REMINDER) and model.seen[1] == MAX_ANSWER_TOKENS
