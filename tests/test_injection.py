@@ -2,6 +2,8 @@
 per conversation, updates retracted in a later block, and nothing deleted or
 edited ever re-sent."""
 
+import re
+
 import llm
 from llm.cli import cli
 
@@ -39,7 +41,9 @@ def test_each_request_is_a_prefix_of_the_next(runner, store, fake, logs_db):
     assert third == second
     # Every memory is in the last request exactly once, and in no logged row.
     sent = "\n".join(text for _, text in fake.calls[-1])
-    assert all(sent.count(f"- {fact}\n") + sent.endswith(f"- {fact}") == 1 for fact in TEA + PORTO)
+    # Each bullet ends with the memory's date (issue 14), the same in every re-built block.
+    assert all(len(re.findall(rf"^- {re.escape(fact)} \(\d{{4}}-\d\d-\d\d\)$", sent, re.M)) == 1
+               for fact in TEA + PORTO)
     assert [t for t, text in all_text_outside_plugin_tables(logs_db()) if BLOCK_HEADING in text] == []
 
 
@@ -172,3 +176,19 @@ def test_injection_setting_is_checked(runner):
     assert result.exit_code == 0 and "injection: \"fresh\"" in result.output
     result = runner.invoke(cli, ["memories", "config", "injection", "sideways"])
     assert result.exit_code == 1 and "injection must be one of: sticky, fresh" in result.output
+
+
+def test_each_bullet_ends_with_the_day_its_memory_was_noted_not_today():
+    import datetime
+
+    from llm_kinetaios.recall import format_block
+    from llm_kinetaios.store import Memory
+
+    noted = datetime.datetime(2026, 12, 2, 12, 0)
+    memory = Memory(id="m1", content="User starts a new job next month", conversation_id=None,
+                    source="extracted", source_response_id=None,
+                    created_at=int(noted.timestamp() * 1000), updated_at=None, last_used_at=None,
+                    use_count=0, embedding_model=None)
+    block = format_block([memory])
+    assert block.endswith("\n- User starts a new job next month (2026-12-02)")
+    assert format_block([memory]) == block  # the same text whenever it is re-built

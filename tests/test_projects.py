@@ -1,6 +1,7 @@
 """Project scope, pinned memories, ``llm memories used`` and forgetting by use."""
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -31,7 +32,8 @@ def memories_cmd(runner, *args, input=None, code=0):
 
 def sent_bullets(request):
     "The memory bullets of every block in one recorded request, in order."
-    return [line[2:] for _, text in request if text.startswith(BLOCK_HEADING)
+    return [re.sub(r" \(\d{4}-\d\d-\d\d\)$", "", line[2:])  # without its date (issue 14)
+            for _, text in request if text.startswith(BLOCK_HEADING)
             for line in text.splitlines() if line.startswith("- ")]
 
 

@@ -9,6 +9,7 @@ limits come before any work.
 """
 
 import json
+import re
 
 import pytest
 from llm.cli import cli
@@ -40,7 +41,9 @@ def block_sent(runner, fake, question="Tell me something about me"):
 
 
 def bullets(block):
-    return [line[2:] for line in block.split("\n") if line.startswith("- ")]
+    "The memories of a block, without the date each bullet ends with (issue 14)."
+    return [re.sub(r" \(\d{4}-\d\d-\d\d\)$", "", line[2:])
+            for line in block.split("\n") if line.startswith("- ")]
 
 
 # --- Structure holds -----------------------------------------------------------
