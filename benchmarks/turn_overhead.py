@@ -487,8 +487,9 @@ def token_report() -> list[list[str]]:
     from llm_kinetaios.store import Memory
 
     def memories(texts):
+        # A real date: each bullet ends with its memory's date (issue 14).
         return [Memory(id=str(i), content=t, conversation_id=None, source="extracted",
-                       source_response_id=None, created_at=0, updated_at=None,
+                       source_response_id=None, created_at=1796212800000, updated_at=None,
                        last_used_at=None, use_count=0, embedding_model=None)
                 for i, t in enumerate(texts)]
 
