@@ -54,6 +54,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -314,6 +315,7 @@ def main() -> None:
         if server:
             server.terminate()
             server.wait(30)
+        shutil.rmtree(user, ignore_errors=True)  # --json keeps what is worth keeping
     for split in SPLITS:
         corpus_report(results, split)
     if scenario:
