@@ -233,20 +233,8 @@ def _is_echo(answer: str, turn: Turn) -> bool:
 
 
 def _documented(data: dict, turn: Turn | None, answer: str) -> Extracted:
-    raw = [item if isinstance(item, str) else None for item in data["facts"]]
     project_numbers = set(_numbers(data.get("project")))
-    kept: dict[int, int] = {}  # raw index -> index in facts
-    facts: list[str] = []
-    rejected: list[str] = []
-    for n, item in enumerate(raw):
-        fact = accept_fact(item, about_project=n in project_numbers) if item is not None else None
-        if fact is None:
-            rejected.append(str(data["facts"][n]))
-        elif fact in facts:
-            kept[n] = facts.index(fact)
-        elif len(facts) < MAX_FACTS_PER_TURN:
-            kept[n] = len(facts)
-            facts.append(fact)
+    kept, facts, rejected = _kept_facts(data["facts"], project_numbers, turn)
     known_count = len(turn.known) if turn else 0
     updates = {}
     for item in data.get("updates") or [] if isinstance(data.get("updates"), list) else []:
@@ -257,6 +245,26 @@ def _documented(data: dict, turn: Turn | None, answer: str) -> Extracted:
     project = {kept[n] for n in project_numbers if n in kept} if turn and turn.project else set()
     instructions = {kept[n] for n in _numbers(data.get("instructions")) if n in kept}
     return Extracted(facts, updates, project, instructions, answer=answer, rejected=rejected)
+
+
+def _kept_facts(items: list, project_numbers: set[int], turn: Turn | None):
+    """(raw index -> index in facts, the facts, the items refused) of an
+    answer's "facts" list: each item through ``accept_fact``, duplicates once."""
+    kept: dict[int, int] = {}
+    facts: list[str] = []
+    rejected: list[str] = []
+    for n, item in enumerate(items):
+        fact = accept_fact(item, about_project=n in project_numbers) if isinstance(item, str) else None
+        if fact and turn is not None and _from_examples(fact, turn):
+            fact = None
+        if fact is None:
+            rejected.append(str(item))
+        elif fact in facts:
+            kept[n] = facts.index(fact)
+        elif len(facts) < MAX_FACTS_PER_TURN:
+            kept[n] = len(facts)
+            facts.append(fact)
+    return kept, facts, rejected
 
 
 def _bare_list(items: list[str], answer: str) -> Extracted:
@@ -333,6 +341,18 @@ def third_person(fact: str) -> str | None:
     if _FIRST_PERSON_LEFT.search(text):
         return None
     return text
+
+
+# The words of the prompt's examples. A small model may copy an example into its
+# answer ("The user's last project was about writing a limerick about a teapot.",
+# a real answer of Qwen2.5-Coder-0.5B): a fact naming one the turn never named.
+_EXAMPLE_WORDS = ("bees", "deaf", "limerick", "teapot")
+
+
+def _from_examples(fact: str, turn: Turn) -> bool:
+    said = set(_normalised(fact).split())
+    heard = set(_normalised(f"{turn.user} {turn.assistant}").split())
+    return any(word in said and word not in heard for word in _EXAMPLE_WORDS)
 
 
 def _from_prompt(fact: str) -> bool:

@@ -255,3 +255,16 @@ def test_the_extraction_call_caps_its_answer_and_ends_with_the_answer_reminder()
     model = Capped()
     assert extract_facts(model, ANA).facts == ["User lives in Porto"]
     assert model.seen[0].endswith(ANSWER_REMINDER) and model.seen[1] == MAX_ANSWER_TOKENS
+
+
+def test_a_fact_copied_from_the_prompts_examples_is_refused_unless_the_turn_says_it():
+    # A real answer of Qwen2.5-Coder-0.5B-Instruct (benchmarks/local_model.py, held-out
+    # split: the rule came after that run, see docs/extraction.md).
+    copied = "The user's last project was about writing a limerick about a teapot."
+    answer = json.dumps({"facts": ["User switched from VS Code to Zed last month.", copied]})
+    extracted = parse_answer(answer, Turn("I switched from VS Code to Zed last month.", ""))
+    assert extracted.facts == ["User switched from VS Code to Zed last month."]
+    assert extracted.rejected == [copied]
+    keeper = Turn("I keep bees on my roof.", "")
+    assert parse_answer('{"facts": ["User keeps bees on the roof."]}', keeper).facts == [
+        "User keeps bees on the roof."]
