@@ -366,12 +366,13 @@ def _from_prompt(fact: str) -> bool:
 
 # A sentence about the extraction itself, in the prompt's own terms, not about
 # the user: "The user chose to share their budget.", "The user's preference
-# for metric units has been updated.", "The user currently has no project"
-# (all real answers of a small local model).
+# for metric units has been updated.", "The user currently has no project",
+# "The user updated updates with 1." (all real answers of small local models).
 _ABOUT_THE_TASK = re.compile(
     r"\b(?:chose to share|personal context|fixed constraint|durable facts?|known facts?|"
     r"has been (?:updated|noted|stored|remembered)|no (?:current )?project|"
-    r"(?:any|no) instructions)\b", re.IGNORECASE)
+    r"(?:any|no) instructions|(?:facts?|updates?|known|project|instructions?)(?::| with)? \[?\d)\b",
+    re.IGNORECASE)
 
 
 def accept_fact(item: str, *, about_project: bool = False) -> str | None:

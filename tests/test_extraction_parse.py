@@ -224,6 +224,8 @@ def test_recorded_role_label_and_general_knowledge_items_are_dropped():
     "The user has a fixed constraint of using Go as their primary programming language.",
     "The user chose to share their long-term goal of deploying applications on Kubernetes, "
     "which is now a stable personal context.",
+    "The user updated updates with 1.",  # Qwen2.5-Coder-0.5B, the scripted chat
+    "Updates: [1, 3]",  # Qwen2.5-Coder-0.5B, tune split
 ])
 def test_recorded_sentences_about_the_extraction_task_are_not_facts(sentence):
     extracted = parse_answer(json.dumps({"facts": [sentence]}), Turn("I program in Go.", ""))
