@@ -39,6 +39,7 @@ machine is assumed):
     KINETAIOS_LOCAL_GGUF=model.gguf python benchmarks/local_model.py
     python benchmarks/local_model.py --gguf model.gguf --split held-out --no-scenario
     python benchmarks/local_model.py --report results.json   # a saved run's report again
+    python benchmarks/local_model.py --report results.json --reparse   # its answers, today's parse
 
 With a GGUF file it starts ``python -m llama_cpp.server`` on 127.0.0.1 (needs
 ``llama-cpp-python[server]``), one thread, as a busy 2-core machine needs.
@@ -172,6 +173,24 @@ def extract_corpus(rows: list[dict], log) -> list[dict]:
     return results
 
 
+def reparse(results: list[dict]) -> None:
+    "What today's parse and write check store from each saved raw answer."
+    from llm_kinetaios.extraction import ExtractionError, Turn, parse_answer
+    from llm_kinetaios.write import check_memory
+
+    for result in results:
+        if not result["called"]:
+            continue
+        try:
+            extracted = parse_answer(result["answer"], Turn(result["text"], ""))
+        except ExtractionError as ex:
+            result.update(stored=[], rejected=[], error=str(ex)[:200])
+            continue
+        checks = [check_memory(fact) for fact in extracted.facts]
+        result.update(stored=[c.text for c in checks if not c.refused],
+                      rejected=extracted.rejected, error=None)
+
+
 def corpus_report(results: list[dict], split: str) -> None:
     part = [r for r in results if r["split"] == split]
     if not part:
@@ -276,9 +295,13 @@ def main() -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="No per-turn progress")
     parser.add_argument("--report", metavar="JSON",
                         help="Print the report of a run saved with --json, without a model")
+    parser.add_argument("--reparse", action="store_true",
+                        help="With --report: read the saved raw answers with today's parse")
     args = parser.parse_args()
     if args.report:
         saved = json.loads(Path(args.report).read_text())
+        if args.reparse:
+            reparse(saved["corpus"])
         for split in SPLITS:
             corpus_report(saved["corpus"], split)
         if saved["scenario"]:
