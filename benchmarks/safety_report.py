@@ -73,8 +73,10 @@ def load(corpus: str, split: str) -> list[dict]:
     return [r for r in rows if split in ("fresh", "tune") or half_of(r["text"]) == split]
 
 
-def setup() -> None:
-    "The plugin and the benchmark fake on llm's plugin manager, in a temp user dir."
+def setup(embedding_model: str | None) -> Path:
+    """The plugin and the benchmark fake on llm's plugin manager, in a temp user dir.
+    ``embedding_model``: the model memories are embedded with (the default,
+    multilingual-e5-small, also runs the learned detector), or None."""
     os.environ.pop("LLM_LOAD_PLUGINS", None)
     os.environ["LLM_KINETAIOS_WORKER"] = "off"
     sys._called_from_test = True  # llm: do not load setuptools entry points
@@ -88,10 +90,11 @@ def setup() -> None:
     user = Path(tempfile.mkdtemp(prefix="kinetaios-safety-"))
     os.environ["LLM_USER_PATH"] = str(user)
     (user / "default_model.txt").write_text("fake")
-    # Keyword-only recall with a huge keyword threshold: recall falls through
-    # to "recent", so the block holds every injectable memory.
+    # A huge keyword threshold: recall in a one-memory store falls through
+    # to "recent" (a store that small is never ranked by vectors), so the
+    # block holds every injectable memory.
     (user / "kinetaios.json").write_text(json.dumps({
-        "wrapped_models": ["fake"], "embedding_model": None, "recall_limit": 50,
+        "wrapped_models": ["fake"], "embedding_model": embedding_model, "recall_limit": 50,
         "min_keyword_hits": 10_000, "recall_tool": False, "injection": "fresh",
     }))
     return user
@@ -165,8 +168,10 @@ def main() -> None:
                         help="fresh: the held-out set (reported); tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal")
+    parser.add_argument("--embedding-model", default="multilingual-e5-small",
+                        help="embedding model of the store ('none': keyword-only, no learned detector)")
     args = parser.parse_args()
-    user = setup()
+    user = setup(None if args.embedding_model == "none" else args.embedding_model)
     from click.testing import CliRunner
     from llm.cli import cli
 

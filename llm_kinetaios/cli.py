@@ -532,12 +532,17 @@ def _replace_text(store, memory_id: str, new_text: str) -> Memory:
     if check.refused:
         raise click.ClickException(check.refused)
     vectors, model = embed_with_progress([check.text])
+    flag = check.flag
+    if vectors is not None and not flag:
+        from .learned_detector import learned_reasons
+
+        flag = learned_reasons(vectors, model)[0]
     try:
         return store.update(
             memory_id, check.text,
             embedding=to_blob(vectors[0]) if vectors is not None else None,
             embedding_model=model.model_id if vectors is not None else None,
-            flag=check.flag, checked=True,
+            flag=flag, checked=True,
         )
     except ValueError as ex:
         raise click.ClickException(str(ex))

@@ -6,7 +6,9 @@ import, or edit) and the ``memories`` table.
    that can hide instructions are removed (the only change to the text:
    lines, spelling and symbols stay as written); secrets are refused
    (secret_filter.py); text the detector suspects of carrying instructions
-   is stored but quarantined (safety.py), for the user to approve.
+   is stored but quarantined (safety.py), for the user to approve. Once
+   the facts are embedded, the learned detector (learned_detector.py) may
+   quarantine more of them, from the same vectors.
 2. The text is otherwise stored as written: no rewriting (relative dates
    are made absolute by the extraction call itself, which is given the
    turn's date; a regex cannot tell "tomorrow" from a book title).
@@ -24,7 +26,7 @@ import, or edit) and the ``memories`` table.
 
 ``write_memories`` reads as these stages, one function each: ``_check_items``
 (1, 2 and in-batch duplicates), ``_skip_stored_duplicates`` (3),
-``_embed_candidates`` and ``_nearest_memories`` (4), ``_merge_near_duplicates``,
+``_embed_candidates``, ``_flag_by_learned_detector`` and ``_nearest_memories`` (4), ``_merge_near_duplicates``,
 ``_judge_close_calls`` and ``_apply_judgements`` (4, 5), ``_insert``, and
 ``_supersede``.
 """
@@ -204,6 +206,7 @@ def write_memories(
     _skip_stored_duplicates(batch, store)
     if batch.candidates:
         matrix = _embed_candidates(batch.candidates, embedding_model, vectors)
+        _flag_by_learned_detector(batch.candidates, matrix, embedding_model)
         neighbours, duplicate_level = _nearest_memories(
             store, batch.candidates, matrix, embedding_model)
         close_calls = _merge_near_duplicates(batch, neighbours, duplicate_level)
@@ -311,6 +314,16 @@ def _embed_candidates(candidates: list[dict], embedding_model, vectors):
         log.exception("embedding failed; facts stored without vectors")
         return None
     return matrix
+
+
+def _flag_by_learned_detector(candidates: list[dict], matrix, embedding_model) -> None:
+    """Stage 3b: the learned detector (learned_detector.py) on the vectors just
+    made, for facts the patterns let through; skipped for other models' vectors."""
+    from .learned_detector import learned_reasons
+
+    for candidate, reason in zip(candidates, learned_reasons(matrix, embedding_model)):
+        if reason and not candidate["flag"]:
+            candidate["flag"] = reason
 
 
 Neighbours = list[list[tuple[Memory, float]]]
