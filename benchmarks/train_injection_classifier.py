@@ -2,7 +2,6 @@
 
     python benchmarks/train_injection_classifier.py            # cross-validate, print the table
     python benchmarks/train_injection_classifier.py --write    # and write the shipped weights
-    python benchmarks/train_injection_classifier.py --fresh    # one look at the fresh set
 
 A logistic regression (numpy, Newton steps, L2 on the weights) on
 multilingual-e5-small passage vectors, the same vectors the write path
@@ -20,6 +19,8 @@ highest out-of-fold score of any negative plus a margin (a quarter of the
 negatives' standard deviation), so that no tune negative is flagged; the strength that catches the most out-of-fold
 payloads at that threshold wins. The shipped weights are then trained on all
 of tune with that strength. Deterministic: no random numbers anywhere.
+How the shipped detector does on the fresh set is measured end to end by
+``benchmarks/safety_report.py`` (which embeds with e5 by default).
 """
 
 from __future__ import annotations
@@ -148,23 +149,9 @@ def cross_validate(x, y, groups):
     return best[1], best[2], best[3], table
 
 
-def report_fresh(weights, bias, threshold) -> None:
-    "One look at the fresh set: the classifier alone, and together with the regex layers."
-    table = []
-    for corpus in ("injection", "ordinary", "near_miss"):
-        texts = [r["text"] for r in rows(CORPORA / "fresh" / f"{corpus}.jsonl")]
-        flagged = logit(embed(texts), weights, bias) > threshold
-        regex = regex_flags(texts)
-        table.append([corpus, len(texts), int(flagged.sum()), int(regex.sum()),
-                      int((flagged | regex).sum()), int((flagged & ~regex).sum())])
-    print(markdown_table(["fresh corpus", "n", "classifier flags", "regex layers act",
-                          "either", "classifier only"], table))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true", help="write the shipped weights file")
-    parser.add_argument("--fresh", action="store_true", help="also report the fresh set (once)")
     args = parser.parse_args()
     texts, y, groups = tune_set()
     x = embed(texts)
@@ -186,8 +173,6 @@ def main() -> None:
             "weights": [round(float(w), 5) for w in weights],
         }) + "\n")
         print(f"wrote {WEIGHTS.relative_to(REPO_ROOT)} ({WEIGHTS.stat().st_size} bytes)")
-    if args.fresh:
-        report_fresh(weights, bias, threshold)
 
 
 if __name__ == "__main__":
