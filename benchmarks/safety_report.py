@@ -20,7 +20,9 @@ pass ``--show`` with it). Sources and licences: docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
 (``--split tune-even`` / ``tune-odd``, the old "tune" and "held-out" halves).
 
-Every entry is stored through the real CLI (``llm memories import`` of a
+The store embeds with multilingual-e5-small, the default, so the learned
+detector runs too (``--embedding-model none``: a keyword-only store, patterns
+only). Every entry is stored through the real CLI (``llm memories import`` of a
 one-entry file, or ``llm memories add``) into an empty store, then one
 prompt goes through ``memory-fake`` and the block the fake model received is
 read back. Outcomes per entry:

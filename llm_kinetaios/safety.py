@@ -19,7 +19,8 @@ This module owns the layers that act on the text itself:
   (in some 25 languages), role markers and chat-template tags, headings,
   encoded text, and "preferences" that grant the assistant powers or leak
   data. A memory with a reason is stored but quarantined (``flag``), and is
-  never injected until the user approves it.
+  never injected until the user approves it. A learned detector on the
+  memory's e5 vector backs it up where vectors are made (learned_detector.py).
 * ``sanitize_memory``: structural neutralisation for the block, applied to
   every memory every time: one line, no fences, no leading markup, so each
   memory is exactly one bullet. A memory the write-time check has not
