@@ -105,7 +105,7 @@ def setup(embedding_model: str | None) -> Path:
 def store_and_read(runner, cli, user: Path, text: str, path: str) -> dict:
     """Store one entry through the CLI into an empty store; what happened to it."""
     import fake_models
-    from llm_kinetaios.recall import BLOCK_HEADING
+    from llm_kinetaios.recall import BLOCK_HEADING, dated
     from llm_kinetaios.store import MemoryStore
 
     store = MemoryStore.open()
@@ -140,7 +140,8 @@ def store_and_read(runner, cli, user: Path, text: str, path: str) -> dict:
     structure_ok = all(line.startswith("- ") for line in lines) and len(bullets) <= 1
     if not bullets:
         return {"outcome": "dropped at injection", "structure_ok": structure_ok}
-    intact = bullets[0] == " ".join(text.split())
+    # A bullet ends with the day the memory was noted (recall.dated): not a change to it.
+    intact = bullets[0] == " ".join(text.split()) + dated(memory)
     return {"outcome": "in block intact" if intact else "in block altered",
             "detail": bullets[0], "structure_ok": structure_ok}
 
