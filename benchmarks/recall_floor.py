@@ -72,6 +72,7 @@ from llm_kinetaios import recall as recall_mod  # noqa: E402
 from llm_kinetaios.config import Settings  # noqa: E402
 from llm_kinetaios.store import MemoryStore  # noqa: E402
 from llm_kinetaios.vector_cache import vectors_dir  # noqa: E402
+from llm_kinetaios.jobs import JobQueue  # noqa: E402
 
 GOALS = {
     "floor": 3.0,  # recall <= 3x the bandwidth floor at 10k and 100k
@@ -322,7 +323,7 @@ def measure_worker(tmp: Path, count: int, jobs: int) -> dict:
         os.environ["LLM_USER_PATH"] = str(user)
         store = MemoryStore.open(user / "logs.db")
         for i in range(jobs):
-            store.enqueue_job("extract", {
+            JobQueue(store).enqueue("extract", {
                 "model_id": "fake", "conversation_id": "bench", "response_id": f"r{i}",
                 "user": f"I keep a garden with {i} kinds of tomato. I cycle to work on day {i}.",
                 "assistant": "Noted.", "created_at": int(time.time() * 1000)})

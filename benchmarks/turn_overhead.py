@@ -67,6 +67,7 @@ import fake_models  # noqa: E402
 import numpy as np  # noqa: E402
 
 from _common import markdown_table  # noqa: E402
+from llm_kinetaios.jobs import JobQueue  # noqa: E402
 
 TARGET_TTFT_MS = 100.0
 TARGET_TOKENS = 600
@@ -368,9 +369,9 @@ BREAKDOWN = textwrap.dedent(
     store = MemoryStore.open()
     if injection.record:
         store.record_injection(**injection.record)
-    store.enqueue_job("extract", {"user": query, "assistant": "x"})
+    JobQueue(store).enqueue("extract", {"user": query, "assistant": "x"})
     store.close()
-    lap("after the answer: open + record the block + enqueue_job + close", s)
+    lap("after the answer: open + record the block + JobQueue.enqueue + close", s)
     print(json.dumps({"t": t, "method": result.method, "n": len(result.memories),
                       "vectors": len(ids)}))
     """

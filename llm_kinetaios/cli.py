@@ -1134,7 +1134,7 @@ def stats(json_, database):
 
 def job_summary(job: dict) -> str:
     """One honest line about a job's outcome, in the words of its kind."""
-    from .store import MAX_JOB_ATTEMPTS
+    from .jobs import MAX_JOB_ATTEMPTS
 
     if job["status"] == "failed" or (job["status"] == "pending" and job["error"]):
         retry = job["status"] == "pending" and job["attempts"] < MAX_JOB_ATTEMPTS
@@ -1184,7 +1184,9 @@ def log(count, json_, verbose, database):
     from .worker import log_path
 
     with open_store(database, create=False) as store:
-        jobs = store.jobs(count or None)
+        from .jobs import JobQueue
+
+        jobs = JobQueue(store).recent(count or None)
     if json_:
         click.echo(json.dumps(jobs, indent=2, ensure_ascii=False))
         return

@@ -55,6 +55,15 @@ class Settings:
     # Pin the facts extraction marks as standing instructions ("answer in
     # French"). Off: the user decides what is sent on every turn.
     auto_pin: bool = False
+    # When extraction runs (worker.py): once the user has sent no turn for this
+    # many seconds. None: 10 for a cloud model, 120 for a local one.
+    extraction_idle_seconds: int | None = None
+    # How long one extraction call may run, per model, as "MODEL=SECONDS"
+    # entries; any other model gets 300 (cloud) or 1800 (local).
+    extraction_timeouts: list[str] = field(default_factory=list)
+    # Models to treat as local (one slot, slow) that cannot be recognised as
+    # such: an OpenAI-compatible api_base on this machine or network is.
+    local_models: list[str] = field(default_factory=list)
     # Wrapping
     claude_model: str = DEFAULT_CLAUDE_MODEL
     wrapped_models: list[str] = field(default_factory=list)
@@ -135,6 +144,8 @@ def coerce_setting(key: str, value):
         return _optional_number(key, value, *BOUNDS[key])
     if key in CHOICES:
         return _choice(key, value, CHOICES[key])
+    if key in READERS:
+        return READERS[key](value)
     default = getattr(Settings(), key)
     # bool before int: True is an int too.
     for kind, coerce in ((bool, _boolean), (int, _count), (list, _model_list)):
@@ -197,3 +208,32 @@ def _model_list(key: str, value) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValueError(f"{key} must be a list of model ids")
     return value
+
+
+def _optional_seconds(value) -> int | None:
+    "extraction_idle_seconds: None or \"auto\" means the model's default."
+    if value is None or str(value).strip().lower() in (*_NONE_WORDS, "auto"):
+        return None
+    return _count("extraction_idle_seconds", value)
+
+
+def _timeout_entries(value) -> list[str]:
+    "extraction_timeouts: MODEL=SECONDS entries, a list or comma-separated."
+    entries = [e.strip() for e in value.split(",") if e.strip()] if isinstance(value, str) else value
+    if not isinstance(entries, list) or not all(
+        isinstance(e, str) and parse_timeout_entry(e) for e in entries
+    ):
+        raise ValueError("extraction_timeouts takes MODEL=SECONDS entries, e.g. qwen-local=1800")
+    return entries
+
+
+# Settings with a reader of their own.
+READERS = {"extraction_idle_seconds": _optional_seconds, "extraction_timeouts": _timeout_entries}
+
+
+def parse_timeout_entry(entry: str) -> tuple[str, int] | None:
+    "'qwen-local=1800' -> ('qwen-local', 1800); None if malformed."
+    model, equals, seconds = entry.rpartition("=")
+    if not equals or not model.strip() or not seconds.strip().isdigit() or int(seconds) < 1:
+        return None
+    return model.strip(), int(seconds)

@@ -98,11 +98,13 @@ class Turn:
     # When the turn happened (ms since the epoch), so the model can turn
     # "next month" into a date; None: not given.
     created_at: int | None = None
+    # The conversation's earlier turns not yet extracted, oldest first, as
+    # (user, assistant) pairs: a batch is read in one call (worker.py).
+    earlier: tuple[tuple[str, str], ...] = ()
 
     def to_prompt(self) -> str:
-        user = self.user[-MAX_INPUT_CHARS:]
-        assistant = self.assistant[:MAX_INPUT_CHARS // 2]
         known = "\n".join(f"[{n}] {fact}" for n, fact in enumerate(self.known, 1)) or "(none)"
+        exchanges = self.exchanges()
         dated = ""
         if self.created_at:
             day = datetime.datetime.fromtimestamp(self.created_at / 1000).date()
@@ -111,10 +113,22 @@ class Turn:
             dated +
             f"<current_project>\n{project_label(self.project)}\n</current_project>\n\n"
             f"<known_facts>\n{known}\n</known_facts>\n\n"
-            f"<user_message>\n{user}\n</user_message>\n\n"
-            f"<assistant_reply>\n{assistant}\n</assistant_reply>\n\n"
-            f"{ANSWER_REMINDER}"
+            + "\n\n".join(_exchange(user, assistant, len(exchanges)) for user, assistant in exchanges)
+            + f"\n\n{ANSWER_REMINDER}"
         )
+
+    def exchanges(self) -> list[tuple[str, str]]:
+        "Every (user, assistant) pair the call reads, oldest first."
+        return [*self.earlier, (self.user, self.assistant)]
+
+
+def _exchange(user: str, assistant: str, share: int) -> str:
+    """One turn of the prompt; a batch of ``share`` turns splits the input
+    budget between them, keeping the end of each user message."""
+    user = user[-(MAX_INPUT_CHARS // share):]
+    assistant = assistant[:MAX_INPUT_CHARS // (2 * share)]
+    return (f"<user_message>\n{user}\n</user_message>\n\n"
+            f"<assistant_reply>\n{assistant}\n</assistant_reply>")
 
 
 def project_label(project: str | None) -> str:
@@ -228,8 +242,9 @@ def parse_answer(text: str, turn: Turn | None = None) -> Extracted:
 def _is_echo(answer: str, turn: Turn) -> bool:
     "The model repeated (part of) the turn back instead of answering."
     said = _normalised(answer)
-    turn_text = _normalised(f"{turn.user}\n{turn.assistant}")
-    return bool(said) and (said in turn_text or (_normalised(turn.user) or "\0") in said)
+    return bool(said) and any(
+        said in _normalised(f"{user}\n{assistant}") or (_normalised(user) or "\0") in said
+        for user, assistant in turn.exchanges())
 
 
 def _documented(data: dict, turn: Turn | None, answer: str) -> Extracted:

@@ -333,3 +333,11 @@ def m012_vector_file(db):
     from .vector_cache import move_column_vectors
 
     move_column_vectors(MemoryStore(db))
+
+
+@migration
+def m013_job_next_attempt(db):
+    # When a job may next be attempted: after a failure, its retry time; while
+    # it runs, its attempt's deadline, so no second call is sent while the
+    # first may still be running on the model's server (jobs.py).
+    add_missing_columns(db["memory_jobs"], {"next_attempt_at": int})

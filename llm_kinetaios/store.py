@@ -1,4 +1,4 @@
-"""The memory store: the ``memories`` table (and its job queue) in llm's logs.db.
+"""The memory store: the ``memories`` table in llm's logs.db (its job queue: jobs.py).
 
 Every method does one thing, in one short transaction, so that background
 extraction, llm's own logging and ``llm memories`` commands can share the
@@ -8,7 +8,6 @@ database without holding locks for long.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
 import time
@@ -26,16 +25,6 @@ from .migrations import migrate, pending_migrations
 # How long a writer waits for another one before giving up. Extraction
 # writes are a few milliseconds, so this is generous.
 BUSY_TIMEOUT_SECONDS = 10.0
-
-# A job marked running for longer than this, or whose worker has died, is
-# taken to be abandoned and is picked up again.
-STALE_JOB_SECONDS = 600
-MAX_JOB_ATTEMPTS = 3
-# A failed job waits this long before it is tried again, so a network
-# outage is not hammered by immediate retries.
-RETRY_DELAY_SECONDS = 30
-# Jobs older than this are a backlog: they run after the current turn's.
-BACKLOG_SECONDS = 120
 
 SOURCES = ("extracted", "manual", "import")
 # Values per ``in (...)`` list: well under SQLite's limit of variables per statement.
@@ -145,14 +134,6 @@ class Memory:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-@dataclass
-class Job:
-    id: int
-    kind: str
-    payload: dict
-    attempts: int
 
 
 def connect(path: str | Path | None = None) -> sqlite_utils.Database:
@@ -907,123 +888,6 @@ class MemoryStore:
             "group by project order by project is not null, memories desc, project"
         ))
 
-    # The job queue --------------------------------------------------------
-
-    def enqueue_job(self, kind: str, payload: dict) -> int:
-        "Queue background work; returns the job id."
-        with self.transaction():
-            cursor = self.db.execute(
-                "insert into memory_jobs (kind, payload, status, attempts, created_at) "
-                "values (?, ?, 'pending', 0, ?)",
-                [kind, json.dumps(payload), now_ms()],
-            )
-        return cursor.lastrowid
-
-    def claim_job(self, worker_pid: int | None = None, *, sole_worker: bool = False) -> Job | None:
-        """Take the next runnable job, atomically, or None if there is none:
-        the oldest of those queued in the last BACKLOG_SECONDS, else the
-        oldest of the backlog.
-
-        Runnable: pending (a retried one only after RETRY_DELAY_SECONDS), or
-        running but abandoned, with attempts left. Abandoned means its worker
-        died or it is older than STALE_JOB_SECONDS; a caller holding the
-        single-worker lock passes ``sole_worker=True``, and then every job
-        still marked running is abandoned, since no other worker can exist.
-        """
-        worker_pid = worker_pid or os.getpid()
-        conn = self.db.conn
-        conn.execute("begin immediate")
-        try:
-            for job_id, kind, payload, attempts in self._runnable_jobs(sole_worker):
-                conn.execute(
-                    "update memory_jobs set status = 'running', worker_pid = ?, "
-                    "started_at = ?, attempts = attempts + 1 where id = ?",
-                    [worker_pid, now_ms(), job_id],
-                )
-                conn.execute("commit")
-                return Job(job_id, kind, json.loads(payload), attempts + 1)
-            conn.execute("commit")
-            return None
-        except BaseException:
-            conn.execute("rollback")
-            raise
-
-    def runnable_jobs(self, limit: int, *, sole_worker: bool = False) -> list[Job]:
-        "The next jobs a worker would take, oldest first, without claiming them."
-        jobs = []
-        for job_id, kind, payload, attempts in self._runnable_jobs(sole_worker):
-            jobs.append(Job(job_id, kind, json.loads(payload), attempts))
-            if len(jobs) >= limit:
-                break
-        return jobs
-
-    def runnable_job_count(self) -> int:
-        "How many jobs a worker could take now."
-        return sum(1 for _ in self._runnable_jobs())
-
-    def _runnable_jobs(self, sole_worker: bool = False):
-        now = now_ms()
-        stale_before = now - STALE_JOB_SECONDS * 1000
-        retry_before = now - RETRY_DELAY_SECONDS * 1000
-        # Jobs queued in the last BACKLOG_SECONDS first, oldest first among
-        # them: the turn that just ended is not kept waiting behind a backlog
-        # queued while no worker ran (LLM_KINETAIOS_WORKER=off).
-        rows = self.db.execute(
-            "select id, kind, payload, attempts, status, worker_pid, started_at, finished_at "
-            "from memory_jobs where status in ('pending', 'running') "
-            "and attempts < ? order by created_at < ?, id",
-            [MAX_JOB_ATTEMPTS, now - BACKLOG_SECONDS * 1000],
-        ).fetchall()
-        for job_id, kind, payload, attempts, status, pid, started_at, finished_at in rows:
-            if (
-                status == "running"
-                and not sole_worker
-                and (started_at or 0) >= stale_before
-                and _process_alive(pid)
-            ):
-                continue  # a live worker has it
-            if status == "pending" and attempts and (finished_at or 0) > retry_before:
-                continue  # failed recently; back off
-            yield job_id, kind, payload, attempts
-
-    def finish_job(self, job_id: int, result: dict | None = None) -> None:
-        with self.transaction():
-            self.db.execute(
-                "update memory_jobs set status = 'done', finished_at = ?, result = ?, "
-                "error = null where id = ?",
-                [now_ms(), json.dumps(result or {}), job_id],
-            )
-
-    def fail_job(self, job_id: int, error: str, *, retry: bool = False,
-                 result: dict | None = None) -> None:
-        """Record a failure; with retry=True the job goes back in the queue,
-        unless it has used up MAX_JOB_ATTEMPTS. ``result`` keeps what the
-        attempt produced all the same (the model's raw answer)."""
-        with self.transaction():
-            self.db.execute(
-                "update memory_jobs set status = case when ? and attempts < ? "
-                "then 'pending' else 'failed' end, finished_at = ?, error = ?, "
-                "result = coalesce(?, result) where id = ?",
-                [retry, MAX_JOB_ATTEMPTS, now_ms(), error,
-                 json.dumps(result) if result is not None else None, job_id],
-            )
-
-    def pending_job_count(self) -> int:
-        return self.db["memory_jobs"].count_where("status in ('pending', 'running')")
-
-    def jobs(self, limit: int | None = 20, kind: str | None = None) -> list[dict]:
-        "The newest jobs (of one kind, if given), for ``llm memories log``."
-        where, params = ("where kind = ?", [kind]) if kind else ("", [])
-        rows = self.db.query(
-            f"select * from memory_jobs {where} order by id desc limit ?",
-            params + [limit if limit else -1],  # 0 or None: all, as llm logs -n 0
-        )
-        return [
-            {**row, "payload": json.loads(row["payload"]), "result": json.loads(row["result"])
-             if row["result"] else None}
-            for row in rows
-        ]
-
 
 def _new_row(item: dict, seq: int) -> dict:
     "The ``memories`` row for one of ``MemoryStore.add``'s argument dicts."
@@ -1136,22 +1000,6 @@ def fts_query(text: str) -> str:
         if len(seen) >= MAX_QUERY_TERMS:
             break
     return " OR ".join(f'"{word}"' for word in seen)
-
-
-def _process_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a killed worker nobody has reaped yet is a zombie: dead
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 def describe_sqlite_error(ex: Exception, path) -> str:

@@ -405,13 +405,16 @@ def _record_turn(store, response, conversation, record: dict | None, shown: list
 
 def _queue_turn_work(store, response, extract: dict | None, index_history: bool) -> None:
     "The turn's extraction job, and a history-indexing job unless one is pending."
+    from .jobs import JobQueue
+
+    queue = JobQueue(store)
     if extract:
-        store.enqueue_job("extract", extract)
+        queue.enqueue("extract", extract)
     # History vectors: one pending job covers every new turn.
     if index_history and not store.db["memory_jobs"].count_where(
         "kind = 'index_history' and status = 'pending'"
     ):
-        store.enqueue_job("index_history", {"response_id": response.id})
+        queue.enqueue("index_history", {"response_id": response.id})
 
 
 @dataclass
@@ -689,12 +692,18 @@ class MemoryModel(_MemoryModelMixin, llm.KeyModel):
     "A sync llm model that recalls before and extracts after every turn."
 
     def execute(self, prompt, stream, response, conversation, key=None):
-        turn = self._start_turn(prompt, stream, response, conversation, key)
-        text = []
-        for chunk in turn.chunks:
-            text.append(_text_of(chunk))
-            yield chunk
-        self._end_turn(turn, prompt, response, conversation, text)
+        from .worker import note_turn
+
+        note_turn(started=True)  # extraction waits while a turn is under way
+        try:
+            turn = self._start_turn(prompt, stream, response, conversation, key)
+            text = []
+            for chunk in turn.chunks:
+                text.append(_text_of(chunk))
+                yield chunk
+            self._end_turn(turn, prompt, response, conversation, text)
+        finally:
+            note_turn(started=False)
 
     def _with_recall_tool(self, inner, inner_prompt, stream, response, conversation, key):
         """Run the inner model with recall_memory offered, answering its calls
@@ -721,13 +730,19 @@ class AsyncMemoryModel(_MemoryModelMixin, llm.AsyncKeyModel):
     async_inner = True
 
     async def execute(self, prompt, stream, response, conversation, key=None):
+        from .worker import note_turn
+
         # Recall and queueing touch SQLite briefly; cheap enough to run inline.
-        turn = self._start_turn(prompt, stream, response, conversation, key)
-        text = []
-        async for chunk in turn.chunks:
-            text.append(_text_of(chunk))
-            yield chunk
-        self._end_turn(turn, prompt, response, conversation, text)
+        note_turn(started=True)
+        try:
+            turn = self._start_turn(prompt, stream, response, conversation, key)
+            text = []
+            async for chunk in turn.chunks:
+                text.append(_text_of(chunk))
+                yield chunk
+            self._end_turn(turn, prompt, response, conversation, text)
+        finally:
+            note_turn(started=False)
 
     async def _with_recall_tool(self, inner, inner_prompt, stream, response, conversation, key):
         "MemoryModel._with_recall_tool, awaiting the inner model."

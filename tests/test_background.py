@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from kinetaios_fakes import plugin_dir
+from llm_kinetaios.jobs import JobQueue
 
 TESTS = Path(__file__).parent
 
@@ -106,8 +107,8 @@ def test_the_worker_does_not_wait_once_the_turn_is_logged(user_path):
     store.db.execute("insert into turns (id) values ('r1')")
     store.db.conn.commit()
     # One turn queues two jobs with the same response id.
-    store.enqueue_job("extract", {"response_id": "r1"})
-    store.enqueue_job("index_history", {"response_id": "r1"})
+    JobQueue(store).enqueue("extract", {"response_id": "r1"})
+    JobQueue(store).enqueue("index_history", {"response_id": "r1"})
     started = time.monotonic()
     wait_until_logged(store, seconds=30)
     assert time.monotonic() - started < 10  # returned on the condition, not the deadline
@@ -123,7 +124,7 @@ def test_a_batch_of_jobs_embeds_its_queries_once_and_looks_models_up_once(
     store.add("User keeps bees", embedding=None)
     texts = [f"I collect stamps from country {n}." for n in range(3)]
     for text in texts:
-        store.enqueue_job("extract", {"model_id": "fake", "user": text, "assistant": "ok"})
+        JobQueue(store).enqueue("extract", {"model_id": "fake", "user": text, "assistant": "ok"})
     embedded_texts.clear()
     lookups = []
     original_get = llm.get_model
@@ -131,5 +132,5 @@ def test_a_batch_of_jobs_embeds_its_queries_once_and_looks_models_up_once(
     assert worker.run_queue(store) == 3
     assert sorted(t for t in embedded_texts if t in texts) == sorted(texts)  # each query once
     assert lookups == ["fake"]
-    assert [job["status"] for job in store.jobs()] == ["done"] * 3
+    assert [job["status"] for job in JobQueue(store).recent()] == ["done"] * 3
     assert "User collect stamps from country 0" in {m.content for m in store.list()}

@@ -7,6 +7,7 @@ import pytest
 from llm.cli import cli
 
 from test_cli import run
+from llm_kinetaios.jobs import JobQueue
 
 # Every command that opens the database, with the arguments it needs.
 DATABASE_COMMANDS = [
@@ -81,13 +82,13 @@ def test_log_lines_say_what_each_job_did(runner, store, fake, monkeypatch):
 
 
 def test_log_says_gave_up_on_the_last_attempt(runner, store, fake, monkeypatch):
-    from llm_kinetaios.store import MAX_JOB_ATTEMPTS
+    from llm_kinetaios.jobs import MAX_JOB_ATTEMPTS
 
     monkeypatch.setenv("LLM_KINETAIOS_WORKER", "off")
-    job_id = store.enqueue_job("extract", {"user": "x", "model_id": "fake"})
+    job_id = JobQueue(store).enqueue("extract", {"user": "x", "model_id": "fake"})
     for attempt in range(1, MAX_JOB_ATTEMPTS + 1):
         store.db.execute("update memory_jobs set attempts = ? where id = ?", [attempt, job_id])
-        store.fail_job(job_id, "ConnectionError: down", retry=True)
+        JobQueue(store).fail(job_id, "ConnectionError: down", retry=True)
         line = [l for l in run(runner, "log").output.splitlines() if l.startswith(f"#{job_id} ")][0]
         if attempt < MAX_JOB_ATTEMPTS:
             assert "pending" in line and "will retry: ConnectionError: down" in line
@@ -96,17 +97,18 @@ def test_log_says_gave_up_on_the_last_attempt(runner, store, fake, monkeypatch):
 
 
 def test_the_current_turns_job_runs_before_a_stale_backlog(store, monkeypatch):
+    from llm_kinetaios import jobs as jobs_module
     from llm_kinetaios import store as store_module
 
-    stale = store.enqueue_job("extract", {"user": "old"})
-    current = store.enqueue_job("extract", {"user": "new"})
-    old_ms = store_module.now_ms() - (store_module.BACKLOG_SECONDS + 60) * 1000
+    stale = JobQueue(store).enqueue("extract", {"user": "old"})
+    current = JobQueue(store).enqueue("extract", {"user": "new"})
+    old_ms = store_module.now_ms() - (jobs_module.BACKLOG_SECONDS + 60) * 1000
     store.db.execute("update memory_jobs set created_at = ? where id = ?", [old_ms, stale])
-    later = store.enqueue_job("extract", {"user": "newer"})
+    later = JobQueue(store).enqueue("extract", {"user": "newer"})
     order = []
-    while (job := store.claim_job(sole_worker=True)) is not None:
+    while (job := JobQueue(store).claim_next(sole_worker=True)) is not None:
         order.append(job.id)
-        store.finish_job(job.id)
+        JobQueue(store).finish(job.id)
     assert order == [current, later, stale]
 
 

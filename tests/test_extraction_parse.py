@@ -8,6 +8,7 @@ from llm.cli import cli
 
 from llm_kinetaios.extraction import ExtractionError, Turn, accept_fact, parse_answer, third_person
 from llm_kinetaios.write import judge
+from llm_kinetaios.jobs import JobQueue
 
 ANA = Turn("My daughter is called Ana and she is 7 years old.", "How lovely! Ana sounds wonderful.")
 
@@ -168,7 +169,7 @@ def test_log_verbose_shows_the_partial_answer_of_a_timed_out_job(runner, store, 
 
     fake.fail_extraction = worker._JobTimeout("timed out after 300s")
     runner.invoke(cli, ["prompt", "-m", "memory-fake", "I love sailing."], catch_exceptions=False)
-    [job] = store.jobs(kind="extract")
+    [job] = JobQueue(store).recent(kind="extract")
     assert "timed out" in job["error"] and job["result"] == {"answer": ""}
     verbose = runner.invoke(cli, ["memories", "log", "-v"], catch_exceptions=False).output
     assert "answer: (empty: nothing received)" in verbose

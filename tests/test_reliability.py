@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from llm.cli import cli
 
 from llm_kinetaios import migrations, store as store_module
+from llm_kinetaios.jobs import JobQueue
 from llm_kinetaios.store import MemoryStore
 
 ROOT = Path(__file__).parent.parent
@@ -69,7 +70,7 @@ def test_a_hanging_extractor_times_out_and_the_answer_is_intact(runner, store, f
     result = runner.invoke(cli, ["prompt", "-m", "memory-fake", "I love chess."],
                            catch_exceptions=False)
     assert result.exit_code == 0 and result.output.strip() == "echo: I love chess."
-    [job] = store.jobs(kind="extract")
+    [job] = JobQueue(store).recent(kind="extract")
     assert "timed out" in job["error"] and store.count() == 0
 
 

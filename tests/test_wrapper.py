@@ -6,6 +6,7 @@ import llm
 from llm.cli import cli
 
 from llm_kinetaios.recall import BLOCK_HEADING
+from llm_kinetaios.jobs import JobQueue
 
 HEADING = BLOCK_HEADING
 
@@ -132,7 +133,7 @@ def test_extraction_stores_facts_with_conversation_and_skips_duplicates(runner, 
     assert all(HEADING not in text for call in fake.extraction_calls for _, text in call)
     prompt(runner, "-c", "I love hiking. I work as a nurse.")
     assert store.count() == 2
-    jobs = store.jobs(kind="extract")
+    jobs = JobQueue(store).recent(kind="extract")
     assert jobs[0]["status"] == "done" and jobs[0]["result"]["skipped"] == 2
 
 
@@ -164,7 +165,7 @@ def test_garbage_from_the_extractor_is_recorded_not_stored(runner, store, fake):
     fake.fail_extraction = "garbage"
     prompt(runner, "-m", "memory-fake", "I love sailing.")
     assert store.count() == 0
-    [job] = store.jobs(kind="extract")
+    [job] = JobQueue(store).recent(kind="extract")
     assert job["status"] == "failed" and "Unparseable" in job["error"]
 
 
