@@ -175,9 +175,8 @@ def request_kind(prompt) -> str:
 
 
 def extraction_user_text(prompt) -> str:
-    "The user message an extraction request asks about."
-    user = re.search(r"<user_message>\n(.*?)\n</user_message>", prompt.prompt or "", re.S)
-    return user.group(1) if user else ""
+    "The user messages an extraction request asks about (a batch holds several turns)."
+    return "\n".join(re.findall(r"<user_message>\n(.*?)\n</user_message>", prompt.prompt or "", re.S))
 
 
 def streamed(answer: str, stream: bool):
