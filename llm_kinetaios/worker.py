@@ -4,12 +4,21 @@ After a response, the wrapper queues an extraction job in logs.db and starts
 ``python -m llm_kinetaios.worker`` detached from the terminal, so a one-shot
 ``llm`` returns to the shell at once and ``llm chat`` takes the next message
 while extraction runs. A lock file keeps one worker at a time; a job left
-"running" by a killed worker is picked up again by the next one.
+"running" by a killed worker is picked up again by the next one, once the
+call it made has had its timeout to finish.
+
+The worker decides when extraction runs (``Schedule``): not while the user
+is likely to send the next turn, so a local one-slot server is free for it.
+It waits until no turn has started or ended for ``extraction_idle_seconds``,
+then reads each conversation's pending turns in one call (``group_turns``);
+a turn sent while it waits joins the batch. It exits when the queue is
+empty, or after WORKER_LIFETIME_SECONDS of waiting. Each call has its
+model's timeout (``extraction_timeouts``; longer for local models).
 
 ``LLM_KINETAIOS_WORKER`` chooses how jobs run: ``background`` (the default),
-``inline`` (in the calling process, after the answer: for debugging, and for
-tests whose fake models live in-process) or ``off`` (queue only; run
-``llm memories process`` to drain the queue).
+``inline`` (in the calling process, after the answer, without the idle wait:
+for debugging, and for tests whose fake models live in-process) or ``off``
+(queue only; run ``llm memories process`` to drain the queue).
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ log = logging.getLogger("llm_kinetaios")
 
 LOG_FILENAME = "kinetaios.log"
 LOCK_FILENAME = "kinetaios-worker.lock"
+WAITER_LOCK_FILENAME = "kinetaios-worker-waiting.lock"
 # How long one job may run (extraction by a cloud model; setting
 # extraction_timeouts overrides it per model).
 JOB_TIMEOUT_SECONDS = 300
@@ -84,9 +94,11 @@ def start_worker() -> None:
 
 
 @contextmanager
-def worker_lock():
-    "Yields True if this process holds the single-worker lock, else False."
-    path = llm.user_dir() / LOCK_FILENAME
+def worker_lock(filename: str = LOCK_FILENAME):
+    """Yields True if this process holds the lock, else False: the
+    single-worker lock, which running jobs needs, or (``WAITER_LOCK_FILENAME``)
+    the one a background worker holds while it waits for the user to go idle."""
+    path = llm.user_dir() / filename
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as handle:
         try:
@@ -126,13 +138,14 @@ def run_queue(store: MemoryStore | None = None, settings: Settings | None = None
     synchronous = store.db.execute("pragma synchronous").fetchone()[0]
     store.db.execute("pragma synchronous = normal")
     try:
+        if patient:
+            return _run_patiently(store, queue, settings, schedule)
         while True:
             with worker_lock() as acquired:
                 if not acquired:
                     return processed
-                processed += _drain(store, queue, settings, schedule, patient)
-            upcoming = queue.runnable(sole_worker=True, eager=not patient)
-            if not (schedule.ready(upcoming, queue) if patient else upcoming):
+                processed += _drain(store, queue, settings, schedule, patient=False)
+            if not queue.runnable_count():
                 return processed
     finally:
         if own_store:
@@ -141,21 +154,47 @@ def run_queue(store: MemoryStore | None = None, settings: Settings | None = None
             store.db.execute(f"pragma synchronous = {int(synchronous)}")
 
 
-def _drain(store: MemoryStore, queue: JobQueue, settings: Settings, schedule: "Schedule",
-           patient: bool) -> int:
-    """Run jobs as they become ready, holding the worker lock. A patient
-    worker sleeps while extraction waits for the user to go idle, and gives
-    up after WORKER_LIFETIME_SECONDS (the next turn starts another worker)."""
+def _run_patiently(store: MemoryStore, queue: JobQueue, settings: Settings,
+                   schedule: "Schedule") -> int:
+    """The background worker's loop: wait (holding only the waiter lock, so
+    ``llm memories process`` can still run the queue) until jobs are ready,
+    run them under the worker lock, and leave when the queue is empty or
+    after WORKER_LIFETIME_SECONDS (the next turn starts another worker)."""
     processed = 0
     born = time.monotonic()
+
+    def waiting() -> list[Job]:
+        return queue.runnable(BATCH_JOBS, eager=False)
+
+    while waiting() and time.monotonic() - born <= WORKER_LIFETIME_SECONDS:
+        with worker_lock(WAITER_LOCK_FILENAME) as acquired:
+            if not acquired:
+                return processed  # another worker waits already: it will see the new turn
+            while upcoming := waiting():
+                if schedule.ready(upcoming, queue):
+                    with worker_lock() as running:
+                        if running:
+                            processed += _drain(store, queue, settings, schedule, patient=True)
+                            continue
+                if time.monotonic() - born > WORKER_LIFETIME_SECONDS:
+                    log.info("worker leaves %d job(s) waiting for the user to go idle",
+                             len(upcoming))
+                    return processed
+                _sleep(min(POLL_SECONDS, schedule.seconds_until_ready(upcoming, queue)))
+        # The lock is released: a job queued just now, whose own worker found
+        # it held, is seen by the check above.
+    return processed
+
+
+def _drain(store: MemoryStore, queue: JobQueue, settings: Settings, schedule: "Schedule",
+           patient: bool) -> int:
+    """Run the jobs that are ready, holding the worker lock, until none is:
+    a patient worker's jobs wait for the user to go idle."""
+    processed = 0
     while upcoming := queue.runnable(BATCH_JOBS, sole_worker=True, eager=not patient):
         ready = schedule.ready(upcoming, queue) if patient else upcoming
         if not ready:
-            if time.monotonic() - born > WORKER_LIFETIME_SECONDS:
-                log.info("worker leaves %d job(s) waiting for the user to go idle", len(upcoming))
-                return processed
-            _sleep(min(POLL_SECONDS, schedule.seconds_until_ready(upcoming, queue)))
-            continue
+            return processed
         groups = group_turns(ready)
         batch = prepare_batch(settings, groups, schedule)
         # Claimed one group at a time, as each starts: a killed worker costs

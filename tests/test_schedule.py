@@ -208,3 +208,17 @@ def test_a_malformed_timeout_setting_is_a_one_line_error(runner, value):
         "Error: extraction_timeouts takes MODEL=SECONDS entries, e.g. qwen-local=1800")
     ok = runner.invoke(cli, ["memories", "config", "extraction-timeouts", "my-qwen=1800, gpt-5=90"])
     assert ok.exit_code == 0 and '["my-qwen=1800", "gpt-5=90"]' in ok.output
+
+
+def test_while_a_worker_waits_for_the_user_a_second_one_exits_and_process_still_runs_the_queue(
+    runner, store, fake
+):
+    JobQueue(store).enqueue("extract", {"model_id": "fake", "user": "I keep bees.", "assistant": "ok"})
+    with worker.worker_lock(worker.WAITER_LOCK_FILENAME) as waiting:
+        assert waiting  # this test plays the waiting worker
+        started = time.monotonic()
+        assert worker.run_queue(store, patient=True) == 0  # a second worker leaves at once
+        assert time.monotonic() - started < 5
+        result = runner.invoke(cli, ["memories", "process"], catch_exceptions=False)
+        assert "Processed 1 job" in result.output
+    assert [m.content for m in store.list()] == ["User keep bees"]
