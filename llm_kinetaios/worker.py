@@ -36,8 +36,7 @@ from logging.handlers import RotatingFileHandler
 
 import llm
 
-from .config import Settings, load_settings
-from .config import parse_timeout_entry
+from .config import Settings, load_settings, parse_timeout_entry
 from .extraction import ExtractionError, Turn, extract_facts
 from .jobs import MAX_JOB_ATTEMPTS, RETRY_DELAY_SECONDS, Job, JobQueue
 from .store import MemoryStore, describe_sqlite_error, now_ms
