@@ -366,7 +366,8 @@ _EXAMPLE_WORDS = ("bees", "deaf", "limerick", "teapot")
 
 def _from_examples(fact: str, turn: Turn) -> bool:
     said = set(_normalised(fact).split())
-    heard = set(_normalised(f"{turn.user} {turn.assistant}").split())
+    heard = {word for user, assistant in turn.exchanges()  # every turn of a batch
+             for word in _normalised(f"{user} {assistant}").split()}
     return any(word in said and word not in heard for word in _EXAMPLE_WORDS)
 
 
