@@ -216,27 +216,34 @@ def parse_answer(text: str, turn: Turn | None = None) -> Extracted:
     if not answer or _NOTHING.match(answer):
         return Extracted([], {}, answer=answer)
     for value in json_candidates(answer):
-        if isinstance(value, dict):
-            data = {str(k).lower(): v for k, v in value.items()}
-            if "memories" in data and "facts" not in data:
-                data["facts"] = data.pop("memories")
-            if "facts" in data:
-                if not isinstance(data["facts"], list):
-                    continue
-                return _documented(data, turn, answer)
-            if data and set(data) <= set(ANSWER_KEYS):
-                return Extracted([], {}, answer=answer)  # {updates: []}: no facts
-        elif isinstance(value, list):
-            if not value:
-                return Extracted([], {}, answer=answer)
-            if all(isinstance(item, str) for item in value):
-                return _bare_list(value, answer)
+        found = _read_value(value, turn, answer)
+        if found is not None:
+            return found
     bullets = [m.group(1) for line in answer.splitlines() if (m := _BULLET.match(line))]
     if bullets:
         return _bare_list(bullets, answer)
     if turn is not None and _is_echo(answer, turn):
         return Extracted([], {}, answer=answer)
     raise ExtractionError(f"Unparseable extraction answer: {answer[:200]!r}", answer)
+
+
+def _read_value(value, turn: Turn | None, answer: str) -> Extracted | None:
+    """What one JSON value found in the answer says, or None if it is not an
+    answer (the next candidate is tried)."""
+    if isinstance(value, dict):
+        data = {str(k).lower(): v for k, v in value.items()}
+        if "memories" in data and "facts" not in data:
+            data["facts"] = data.pop("memories")
+        if "facts" in data:
+            return _documented(data, turn, answer) if isinstance(data["facts"], list) else None
+        if data and set(data) <= set(ANSWER_KEYS):
+            return Extracted([], {}, answer=answer)  # {updates: []}: no facts
+    elif isinstance(value, list):
+        if not value:
+            return Extracted([], {}, answer=answer)
+        if all(isinstance(item, str) for item in value):
+            return _bare_list(value, answer)
+    return None
 
 
 def _is_echo(answer: str, turn: Turn) -> bool:
@@ -250,16 +257,22 @@ def _is_echo(answer: str, turn: Turn) -> bool:
 def _documented(data: dict, turn: Turn | None, answer: str) -> Extracted:
     project_numbers = set(_numbers(data.get("project")))
     kept, facts, rejected = _kept_facts(data["facts"], project_numbers, turn)
-    known_count = len(turn.known) if turn else 0
+    updates = _updates(data.get("updates"), kept, len(turn.known) if turn else 0)
+    project = {kept[n] for n in project_numbers if n in kept} if turn and turn.project else set()
+    instructions = {kept[n] for n in _numbers(data.get("instructions")) if n in kept}
+    return Extracted(facts, updates, project, instructions, answer=answer, rejected=rejected)
+
+
+def _updates(items, kept: dict[int, int], known_count: int) -> dict[int, int]:
+    """index in facts -> index in the known facts it updates, from an
+    answer's "updates" list of {"fact": n, "known": m} (1-based)."""
     updates = {}
-    for item in data.get("updates") or [] if isinstance(data.get("updates"), list) else []:
+    for item in items if isinstance(items, list) else []:
         if isinstance(item, dict) and _is_int(item.get("fact")) and _is_int(item.get("known")):
             fact, known = item["fact"] - 1, item["known"] - 1
             if fact in kept and 0 <= known < known_count:
                 updates[kept[fact]] = known
-    project = {kept[n] for n in project_numbers if n in kept} if turn and turn.project else set()
-    instructions = {kept[n] for n in _numbers(data.get("instructions")) if n in kept}
-    return Extracted(facts, updates, project, instructions, answer=answer, rejected=rejected)
+    return updates
 
 
 def _kept_facts(items: list, project_numbers: set[int], turn: Turn | None):
