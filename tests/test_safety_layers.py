@@ -404,8 +404,8 @@ def test_the_worker_brings_memories_stored_before_the_check_under_it(store, monk
 
 # --- The benchmark corpora keep their split --------------------------------------
 
-def test_the_fresh_held_out_corpora_share_no_entry_with_the_tune_corpora():
-    "A fresh entry copied into the tune set would be tuned on and still reported as held out."
+def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
+    "A held-out entry copied into the tune set would be tuned on and still reported as held out."
     from pathlib import Path
 
     corpora = Path(__file__).resolve().parent.parent / "benchmarks" / "corpora"
@@ -417,5 +417,7 @@ def test_the_fresh_held_out_corpora_share_no_entry_with_the_tune_corpora():
         return {" ".join(row["text"].split()).casefold() for row in rows}
 
     fresh, tune = entries(corpora / "fresh"), entries(corpora)
-    assert len(fresh) > 500 and len(tune) > 900
+    fresh2 = entries(corpora / "fresh2")
+    assert len(fresh) > 500 and len(tune) > 900 and len(fresh2) > 200
     assert fresh.isdisjoint(tune)
+    assert fresh2.isdisjoint(tune) and fresh2.isdisjoint(fresh)
