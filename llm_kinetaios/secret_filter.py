@@ -202,6 +202,10 @@ def _clause_after(folded: str, end: int) -> str:
 def _window_has_value(window: str) -> bool:
     for token in _WINDOW_TOKEN.finditer(window):
         between, value = window[:token.start()], token.group(1)
+        if token.start() == 0 and value[0] in _GLUED:
+            # The secret word's own identifier ("access_token_url=", "api-key.txt")
+            # or the "=" of an assignment whose value is the next token.
+            continue
         if _NOT_THE_SECRET.search(between):
             return False
         stripped = value.strip(".,;:!?)»”」’#*")
@@ -213,6 +217,9 @@ def _window_has_value(window: str) -> bool:
             # so "changed in 2024" or "since 2019" is not one.
             return True
     return False
+
+
+_GLUED = "_-.=:：/"
 
 
 def _near_value(folded: str) -> bool:
@@ -347,7 +354,9 @@ def _assigned_secret(plain: str) -> bool:
     if any(_secret_value(m.group(1)) for m in _LOGIN_PAIR.finditer(plain)):
         return True
     for match in _CURL_USER.finditer(plain):
-        password = match.group(2)
+        user, password = match.groups()
+        if _REFERENCE.search(user) or password[-1:] in ">}]":
+            continue  # "<user:password>", "{user}:{pass}": a placeholder pair
         if not _REFERENCE.search(password) and password.casefold() not in ("pass", "password", "passwd", "token", "test", "secret", "yyy"):
             return True
     return False
@@ -498,7 +507,15 @@ def _token_reason(plain: str) -> str | None:
     return None
 
 
+# Spans that are never a secret's value, blanked before the prose checks:
+# placeholders ("<password>", "{SumoAccessKey}", "${DB_PASSWORD}") and public
+# blobs (crypt hashes, public keys, UUIDs), whose letters and digits would
+# otherwise read as the value after a password word.
+_PLACEHOLDER_SPAN = re.compile(r"<[^<>\s]{1,60}>|\$?\{[^{}\s]{1,60}\}")
+
+
 def _password_in_prose(folded: str) -> bool:
+    folded = _PUBLIC_BLOB.sub(" ", _PLACEHOLDER_SPAN.sub("<>", folded))
     return bool(
         _prose_secret(folded) or _near_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded)
         or (_CODE_VALUE.search(folded) and _OPENS_SOMETHING.search(folded))
