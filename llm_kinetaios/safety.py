@@ -239,7 +239,7 @@ _ROLE_CHANGE = (
     r"|\b(?:from now on|henceforth|from this point on|starting now|going forward),? (?:you|the (?:assistant|ai|model|bot)|(?:claude|chatgpt|gpt|gemini|llama))\b"
     r"|\b(?:act|behave|respond|roleplay|role-play|pretend)\b.{0,12}\b(?:as|like|to be)\b.{0,40}\b(?:unrestricted|unfiltered|uncensored|jailbroken|evil|dan|different (?:ai|assistant|model)|no (?:limits|restrictions|rules|filters))"
     r"|\bpretend (?:to be|you are|you're|that you)\b"
-    r"|\bdo anything now\b|\bjailbroken\b|\bjailbreak (?:mode|enabled|activated)\b|\b(?:developer|dev|god|debug|admin|maintenance|sudo|root|unrestricted) mode\b"
+    r"|\bdo anything now\b|\bjailbroken\b|\bjailbreak (?:mode|enabled|activated)\b|(?<!android )(?<!phone's )(?<!chrome )(?<!windows )(?<!browser )\b(?:developer|dev|god|debug|admin|maintenance|sudo|root|unrestricted) mode\b(?!.{0,60}\b(?:android|i?phone|ipad|ios|usb|adb|toggle|chrome|browser|windows|bios|router|firmware|laptop|tablet|extension)\b)"
     r"|\bstays? in character\b|\bbreak(?:s|ing)? character\b|\bdan mode\b|\[dan\]|\bdan:|\b(?:anti-?dan|dude|stan) (?:mode|prompt)|\bnever refuses?\b|\bamoral\b"
     r"|\b(?:answers?|responds? to|fulfils?|fulfills?|complies with|obeys?) (?:any|every|all) (?:\w+ )?(?:requests?|prompts?|questions?|orders?|commands?)\b"
     r"|\b(?:ai|assistant|chatbot|model|bot|persona)\s(?:named|called|known as)\b|\bnot bound by\b|\bwithout (?:any )?(?:regard|consideration) (?:for|to) (?:ethic|moral|legal)"
@@ -331,7 +331,7 @@ _ORDER = (
 # user's preference ("The user wants the assistant to ...").
 _POISONING = (
     r"!\[[^\]\n]{0,200}\]\("  # a markdown image: fetched when rendered
-    r"|https?://[^\s]{0,200}(?:\{[^}\s]{0,40}\}|<[a-z_ -]{1,40}>|\$\{|\[(?:conversation|chat|data|query|secret|history|input|message|context|prompt)[^\]]{0,30}\]|=(?:conversation|chat_history|history|secrets?|data|context)\b)"
+    r"|https?://[^\s/?#]{0,100}[/?#][^\s]{0,200}(?:\{[^}\s]{0,40}\}|<[a-z_ -]{1,40}>|\$\{|\[(?:conversation|chat|data|query|secret|history|input|message|context|prompt)[^\]]{0,30}\]|=(?:conversation|chat_history|history|secrets?|data|context)\b)"
     r"|\b(?:append|add|include|insert|embed|render|attach|put)\b.{0,80}\b(?:url|link|image|pixel|tracking|script|iframe|https?://)\b.{0,80}\b(?:every|each|all|any) (?:reply|replies|response|responses|answer|answers|message|messages|output|turn)\b"
     r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b.{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}(?:\bto\b|@|https?://)"
     r"|\b(?:authori[sz]ed|allowed|permitted|granted|given (?:full )?permission|consented|approved|entitled|cleared)\b.{0,40}\b(?:the )?(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\b.{0,20}\bto\b"
@@ -421,6 +421,8 @@ _DETECTORS: list[tuple[str, re.Pattern]] = [
     ("instructions to the model", _compile(_ORDER, re.DOTALL)),
     ("grants the assistant powers or sends data away", _compile(_POISONING, re.DOTALL)),
 ]
+# What still looks inside a quoted title: role markers and poisoning.
+_TITLE_PROOF = [_DETECTORS[0], _DETECTORS[-1]]
 _STRUCTURE = re.compile(_HEADING)
 _NO_LIMITS_RE = _compile(_NO_LIMITS)
 _AI_CONTEXT_RE = _compile(_AI_CONTEXT)
@@ -428,6 +430,10 @@ _AI_CONTEXT_RE = _compile(_AI_CONTEXT)
 # A memory is about the user, in the third person. Text outside quotes that
 # speaks to "you" speaks to the model (extraction is told never to store it).
 _QUOTED_SPAN = re.compile(r"\"[^\"\n]{0,200}\"|“[^”\n]{0,200}”|«[^»\n]{0,200}»|「[^」\n]{0,200}」|『[^』\n]{0,200}』|(?<!\w)'(?:[^'\n]|(?<=\w)'(?=\w)){0,200}'(?!\w)|‘[^’\n]{0,200}’")
+# A quoted span named as the title of a work: "a talk called '...'".
+_TITLED_QUOTE = re.compile(r"\b(?:called|titled|entitled|named)\s(?:" + _QUOTED_SPAN.pattern + ")")
+# Placeholders in templates ("<your-password-here>", "{{your_name}}") are not said to anyone.
+_TEMPLATE_SLOT = re.compile(r"<[\w.-]{1,60}>|\{\{?[\w.-]{1,60}\}?\}|\[[\w.-]{1,60}\]")
 _SECOND_PERSON = _compile(
     r"\b(?<!thank )(?<!thank-)(?:you|your|yours|yourself|yourselves|you're|you'll|you've|you'd|ye)\b"
     r"|\b(?:dich|dir|dein|deine|deinen|deinem|deiner|toi|vous|votre|usted|ustedes|contigo|tú|tuo|tua|tuoi|você|vocês|teu|jij|jouw"
@@ -475,8 +481,8 @@ def _encoded_text(text: str) -> bool:
     return False
 
 
-def _pattern_reason(folded: str) -> str | None:
-    "The detectors on the folded text, its all-Latin skeleton and its in-word punctuation removed."
+def _views(folded: str) -> list[str]:
+    "The folded text, its all-Latin skeleton and its in-word punctuation removed."
     views = [folded]
     skeleton = _skeleton(folded)
     if skeleton != folded:
@@ -484,17 +490,30 @@ def _pattern_reason(folded: str) -> str | None:
     joined = _INNER_PUNCTUATION.sub("", folded)  # "i-nstruction", "m----ssage"
     if joined != folded:
         views.append(joined)
-    for view in views:
-        for reason, pattern in _DETECTORS:
-            if pattern.search(view):
-                return reason
+    return views
+
+
+def _pattern_reason(folded: str) -> str | None:
+    """The detectors on every view of the text. A quoted title ("a talk called
+    'Ignore previous instructions: ...'") names a work rather than giving an
+    order, so the wording detectors skip it; role markers and poisoning
+    patterns still look inside it."""
+    untitled = _TITLED_QUOTE.sub(" ", folded)
+    checks = [(untitled, _DETECTORS)]
+    if untitled != folded:
+        checks.append((folded, _TITLE_PROOF))
+    for text, detectors in checks:
+        for view in _views(text):
+            for reason, pattern in detectors:
+                if pattern.search(view):
+                    return reason
     return None
 
 
 def _speaks_to_the_model(folded: str) -> str | None:
     if _NO_LIMITS_RE.search(folded) and _AI_CONTEXT_RE.search(folded):
         return "instructions to the model"
-    if _SECOND_PERSON.search(_QUOTED_SPAN.sub(" ", folded)):
+    if _SECOND_PERSON.search(_TEMPLATE_SLOT.sub(" ", _QUOTED_SPAN.sub(" ", folded))):
         return "addressed to the assistant (second person)"
     return None
 
