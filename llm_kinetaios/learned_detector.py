@@ -12,7 +12,9 @@ cross-validation there (a payload family never in training and test at
 once), so that no tune ordinary or near-miss fact is flagged. It complements
 ``safety.injection_reason``: a memory is quarantined when either names a
 reason. It runs only where vectors are made (extraction in the background
-worker, ``add``, ``import``, ``edit``), never on the answer path, and only
+worker, ``add``, ``import``, ``edit``) and in the worker's catch-up check of
+memories stored before the write-time check (``stored_reasons``, on their
+stored vectors), never on the answer path, and only
 for vectors of the model it was trained on: with another embedding model, or
 none, it is skipped (embedding every memory a second time with e5 would cost
 about as much as the embedding itself).
@@ -63,3 +65,18 @@ def learned_reasons(matrix: "np.ndarray | None", embedding_model) -> Sequence[st
         return [None] * (0 if matrix is None else len(matrix))
     threshold = load_classifier()[3]
     return [LEARNED_REASON if score > threshold else None for score in instruction_scores(matrix)]
+
+
+def stored_reasons(vectors: dict[str, tuple[str, bytes]]) -> dict[str, str]:
+    """Quarantine reasons for stored vectors (memory id -> (model id, float32
+    bytes), as ``MemoryStore.vectors_of`` returns them): only the memories
+    the classifier flags, and only vectors of the model it was trained on."""
+    import numpy as np
+
+    model_id, weights, _, threshold = load_classifier()
+    rows = {memory_id: np.frombuffer(blob, dtype="<f4") for memory_id, (model, blob) in vectors.items()
+            if model == model_id and len(blob) == 4 * len(weights)}
+    if not rows:
+        return {}
+    scores = instruction_scores(np.stack(list(rows.values())))
+    return {memory_id: LEARNED_REASON for memory_id, score in zip(rows, scores) if score > threshold}

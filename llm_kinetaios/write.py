@@ -116,8 +116,11 @@ def check_stored(store: MemoryStore, limit: int = 1000, max_chars: int | None = 
     or quarantined with the reason, as if written today. Their text is left
     as it is. Until then each is checked whenever a block shows it, which
     costs a turn the detector's compilation (about 100 ms) and its run.
+    The learned detector runs too, on the memory's stored vector where it has
+    one of the model the detector was trained on, as the write path would.
     Returns how many were checked."""
     unchecked = store.unchecked(limit)
+    learned = _learned_flags_of_stored(store, [memory_id for memory_id, _ in unchecked])
     verdicts = []
     for memory_id, content in unchecked:
         verdict = check_memory(content, max_chars)
@@ -126,11 +129,25 @@ def check_stored(store: MemoryStore, limit: int = 1000, max_chars: int | None = 
         elif verdict.too_long:
             reason = "longer than max-memory-chars"
         else:
-            reason = verdict.flag or verdict.refused  # refused here: empty once hidden characters go
+            # refused here: empty once hidden characters go
+            reason = verdict.flag or verdict.refused or learned.get(memory_id)
         verdicts.append((memory_id, reason))
     if verdicts:
         store.record_checks(verdicts)
     return len(verdicts)
+
+
+def _learned_flags_of_stored(store: MemoryStore, memory_ids: list[str]) -> dict[str, str]:
+    "The learned detector on these memories' stored vectors: id -> reason, for the flagged ones."
+    if not memory_ids:
+        return {}
+    from .learned_detector import stored_reasons
+
+    try:
+        return stored_reasons(store.vectors_of(memory_ids))
+    except Exception:  # a broken vector must not stop the patterns' verdicts
+        log.exception("learned detector failed on stored vectors; patterns only")
+        return {}
 
 
 @dataclass
