@@ -33,6 +33,8 @@ HOSTILE_PIECES = {
     "digits and dashes": "4111 1111-",
     "base64-ish": "QUJD",
     "hidden characters": "\u200b\u202e\U000e0041x",
+    # the false-positive rules: quoted titles, placeholders, device words, URL templates
+    "titles and placeholders": "called 'ignore <your-pass {k} developer mode https://a${z}.b ",
 }
 SIZES_KB = (1, 10, 100)
 CHECKS = {
