@@ -1,4 +1,5 @@
 import json
+import socket
 import sys
 
 import pytest
@@ -6,6 +7,7 @@ import sqlite_utils
 from click.testing import CliRunner
 
 import kinetaios_fakes
+import llm
 import llm_anthropic
 import llm_echo
 import llm_kinetaios
@@ -109,3 +111,21 @@ def store(user_path):
 @pytest.fixture
 def logs_db(user_path):
     return lambda: sqlite_utils.Database(user_path / "logs.db")
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    "Any network connection attempt fails: the real embedding model must work offline."
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+    def refuse(*args, **kwargs):
+        raise OSError("network access attempted in an offline test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+@pytest.fixture
+def e5(no_network):
+    "The bundled multilingual-e5-small, offline."
+    return llm.get_embedding_model("multilingual-e5-small")

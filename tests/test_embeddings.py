@@ -1,7 +1,6 @@
 """The bundled embedding model, for real: offline, normalised, multilingual."""
 
 import json
-import socket
 
 import llm
 import numpy as np
@@ -11,22 +10,6 @@ from llm.cli import cli
 from llm_kinetaios.config import Settings
 from llm_kinetaios.embeddings import embed_passages, embed_query, to_blob
 from llm_kinetaios.recall import recall
-
-
-@pytest.fixture
-def no_network(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-    def refuse(*args, **kwargs):
-        raise OSError("network access attempted in an offline test")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-
-
-@pytest.fixture
-def e5(no_network):
-    return llm.get_embedding_model("multilingual-e5-small")
 
 
 def test_default_model_loads_offline_and_is_normalised(e5):

@@ -3,7 +3,6 @@ write path makes anyway (learned_detector.py). The real model runs here."""
 
 import json
 import math
-import socket
 
 import llm
 import pytest
@@ -32,20 +31,6 @@ ORDINARY_FACTS = [
 ]
 # The regex detector lets this one through; only the classifier stops it.
 ONLY_THE_CLASSIFIER_CATCHES = PARAPHRASED_PAYLOADS[1]
-
-
-@pytest.fixture
-def no_network(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise OSError("network access attempted in an offline test")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-
-
-@pytest.fixture
-def e5(no_network):
-    return llm.get_embedding_model("multilingual-e5-small")
 
 
 def test_weights_file_loads_and_is_small():
