@@ -304,6 +304,7 @@ BREAKDOWN = textwrap.dedent(
     from llm_kinetaios.config import load_settings
     from llm_kinetaios.recall import recall, format_block
     from llm_kinetaios.store import MemoryStore
+    from llm_kinetaios.jobs import JobQueue
     from llm_kinetaios.embeddings import (resolve_embedding_model, embed_query,
                                           matrix_from_blob, default_min_similarity)
     lap("import recall, store, embeddings modules", s)
