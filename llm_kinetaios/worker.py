@@ -241,8 +241,7 @@ def note_turn(started: bool) -> None:
     the touch of a small file, no database. Never raises."""
     try:
         path = llm.user_dir() / (TURN_STARTED_FILENAME if started else TURN_ENDED_FILENAME)
-        path.touch()
-        os.utime(path)
+        path.touch()  # an existing file's mtime is set to now, a new one's is now
     except OSError:
         pass
 
