@@ -95,7 +95,7 @@ def test_thresholds_are_settings(store, embed):
     assert recall(store, "chess", settings, embedding_model=None).method == "recent"
 
 
-def test_tiny_store_uses_the_cosine_threshold(store, embed):
+def test_tiny_store_uses_the_cosine_threshold_and_a_strict_min_similarity_setting_falls_back(store, embed):
     # Fewer than MIN_STATS memories: no average to stand above.
     add(store, embed, ["User plays chess online", "User grows tomatoes"])
     assert [m.content for m in recall(store, "chess", Settings(), embedding_model=embed).memories] == [
