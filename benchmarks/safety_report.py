@@ -178,7 +178,7 @@ def main() -> None:
     parser.add_argument("--split", choices=SPLITS, default="fresh2",
                         help="fresh2: the held-out set (reported); fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
-    parser.add_argument("--show", action="store_true", help="List the entries that miss their goal")
+    parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",
                         help="embedding model of the store ('none': keyword-only, no learned detector)")
     args = parser.parse_args()
@@ -214,7 +214,7 @@ def main() -> None:
                     (corpus == "injection" and row["outcome"] not in ("refused", "flagged"))
                     or (corpus == "ordinary" and row["outcome"] != "in block intact")
                     or (corpus == "secrets" and row["outcome"] != "refused")
-                    or (corpus == "near_miss" and row["outcome"] == "refused")
+                    or (corpus == "near_miss" and row["outcome"] in ("refused", "flagged"))
                 )
                 if bad:
                     print(f"  {row['outcome']}: {row['text'][:160]!r} {row.get('detail', '')!r}"[:400])

@@ -208,6 +208,9 @@ def _window_has_value(window: str) -> bool:
             continue
         if _NOT_THE_SECRET.search(between):
             return False
+        assignment = _GLUED_ASSIGNMENT.match(value)
+        if assignment:  # "password=password)": the value is what follows the "="
+            value = assignment.group(1)
         stripped = value.strip(".,;:!?)»”」’#*")
         if not stripped.isdigit():
             if _secret_value(value):
@@ -220,6 +223,7 @@ def _window_has_value(window: str) -> bool:
 
 
 _GLUED = "_-.=:：/"
+_GLUED_ASSIGNMENT = re.compile(r"[a-z_][\w.-]{0,40}[=:](.{3,})")
 
 
 def _near_value(folded: str) -> bool:
@@ -301,7 +305,7 @@ _ASSIGNED = re.compile(
 _CURL_USER = re.compile(r"(?:\s-u|--user)\s{1,3}[\"']?([^\s\"':]{0,100}):([^\s\"']{1,200})")
 _REFERENCE = re.compile(
     r"^(?:\$|%|\{|<|\[|\(|#|@|&|var\.|env\.|os\.|process\.env|secrets\.|vars\.|settings\.|config\.)"
-    r"|(?i:x{4,}|\*{3,}|\.{3}|changeme|your[_-]|placeholder|redacted|example|dummy|here$|_here\b)"
+    r"|(?i:x{4,}|\*{3,}|\.{3}|changeme|your[_-]|placeholder|redacted|example|sample|dummy|fake|here$|_here\b)"
     r"|(.)\1{5,}"
 )
 _PASSWORD_HASH = re.compile(r"^\$(?:2[abxy]?|argon2(?:id|i|d)|[1567]|pbkdf2[\w-]*|scrypt|sha\d*|md5|y|gy)\$")
@@ -314,9 +318,20 @@ _COUNTING = re.compile(r"\d{1,4}(?:st|nd|rd|th|s|x|k|m|h|d|gb|mb|chars?|characte
 _NAME_REFERENCE = re.compile(r"[a-z_]+(?:\.[a-z_]+)+|[A-Z_]{6,}")  # a dotted name or a CONSTANT_NAME
 
 
+def _names_a_secret(value: str) -> bool:
+    """The value is the secret's own word or a variable named after it:
+    ``password=password``, ``token: token``, ``password = "password"`` name
+    where a secret goes, not what it is (detect-secrets' keyword plugin
+    skips the same)."""
+    word = value.strip(".,;:!?)]}»”」’\"'`").casefold()
+    word = re.sub(r"^(?:my|the|your|new|old|db|user|admin|default)[_-]?", "", word)
+    return bool(word) and bool(_SECRET_WORD.fullmatch(word.replace("_", " ")) or _SECRET_WORD.fullmatch(word))
+
+
 def _never_a_value(value: str) -> bool:
     return (len(value) < 4 or value.casefold() in _NOT_A_SECRET_VALUE or bool(_REFERENCE.search(value))
-            or bool(_PASSWORD_HASH.match(value)) or "://" in value or bool(_NAME_REFERENCE.fullmatch(value)))
+            or bool(_PASSWORD_HASH.match(value)) or "://" in value or bool(_NAME_REFERENCE.fullmatch(value))
+            or _names_a_secret(value))
 
 
 def _secret_value(value: str, *, named: bool = False) -> bool:
@@ -336,22 +351,65 @@ def _secret_value(value: str, *, named: bool = False) -> bool:
 
 
 def _placeholder_token(token: str) -> bool:
-    "A token's shape filled with one repeated character: 'ghp_XXXX...', 'sk-xxxx...'."
+    """A token's shape filled with one repeated character ('ghp_XXXX...',
+    'sk-xxxx...'), or a documentation example: providers end their sample
+    keys in EXAMPLE (AWS's AKIAIOSFODNN7EXAMPLE; gitleaks allowlists
+    '.+EXAMPLE$') or name them fake, dummy, sample, placeholder."""
+    if token.endswith("EXAMPLE") or _PLACEHOLDER_WORD.search(token):
+        return True
     body = re.sub(r"^[A-Za-z]{1,12}[_-](?:[A-Za-z0-9]{1,8}[_-])?", "", token)
     return len(body) >= 8 and max(body.count(ch) for ch in set(body)) / len(body) > 0.6
 
 
-# "account steamlena / Pixel!Cat7": a login and its password.
-_LOGIN_PAIR = re.compile(
-    r"(?i:\b(?:account|login|log in|logs in|sign in|signs in|username|user name|credentials)\b).{0,40}?[^\s/]{3,60}\s?/\s?([^\s/]{4,80})")
+_PLACEHOLDER_WORD = re.compile(r"(?i:example|sample|dummy|placeholder|redacted|changeme|fake)")
+
+
+# A login context, in any tense and several languages: "logs into",
+# "signed in", "logge mich ein", "me connecte", "登录", "ログイン"...
+_LOGIN_CONTEXT = re.compile(
+    r"(?i:\b(?:account|log(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?|login|logon|sign(?:s|ed|ing)?[ -]?(?:in|on)(?:to)?|username|user name"
+    r"|credentials|ssh(?:es|ed)?|authenticat\w{0,5}|anmeld\w{0,4}|(?:ein)?logg\w{0,4}|zugangsdaten|connect\w{0,6}|connexion|identifiants?"
+    r"|inicio de sesión|inici\w{1,3} sesión|acced\w{1,4}|credenziali|entro|войти|вход\w{0,3}|логин\w{0,2}|захож\w{0,2}|zaloguj\w{0,4}|loguj\w{0,4}"
+    r"|inloggen|logga in|kirjaud\w{0,6}|giriş)\b|登录|登入|登陆|帐号|账号|用户名|ログイン|アカウント|로그인|계정|아이디)"
+)
+_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\n。！？；]")
+# "account steamlena / Pixel!Cat7": a login and its password, around a spaced slash
+# (paths and versions, "/var/log", "11/24.04", are written without spaces).
+_LOGIN_PAIR = re.compile(r"[^\s/]{3,60}\s/\s([^\s/]{4,80})")
+_BARE_TOKEN = re.compile(r"(?<![^\s(\[\"'“«「])[^\s\"'“”«»「」()]{8,64}")
+
+
+def _password_shaped(token: str) -> bool:
+    "What only a password looks like: upper and lower case, a digit and a symbol; no e-mail or URL."
+    token = token.rstrip(".,;:!?)]}")
+    return (8 <= len(token) and "@" not in token and "://" not in token
+            and any(c.isupper() for c in token) and any(c.islower() for c in token)
+            and any(c.isdigit() for c in token) and bool(re.search(r"[!#$%^&*+=?~]", token))
+            and not _never_a_value(token))
+
+
+def _login_secret(plain: str) -> bool:
+    """A sentence about logging in that holds a password: after a spaced
+    slash ("admin / Kx9!mPq2vL") or anywhere as a token only a password
+    looks like ("signs into the router as root with Q7!vxP2mLk"). Links are
+    set aside first: their paths and queries are not passwords."""
+    for sentence in _SENTENCE_END.split(_URL.sub(" ", plain)):
+        if not _LOGIN_CONTEXT.search(sentence):
+            continue
+        if any(_secret_value(m.group(1)) for m in _LOGIN_PAIR.finditer(sentence)):
+            return True
+        if any(_password_shaped(m.group()) for m in _BARE_TOKEN.finditer(sentence)):
+            return True
+    return False
 
 
 def _assigned_secret(plain: str) -> bool:
+    plain = _without_references(plain)
     for match in _ASSIGNED.finditer(plain):
         value = match.group(1)
         if _secret_value(value, named=True) or (len(value) >= 16 and _entropy(value) > 3.5 and not _REFERENCE.search(value)):
             return True
-    if any(_secret_value(m.group(1)) for m in _LOGIN_PAIR.finditer(plain)):
+    if _login_secret(plain):
         return True
     for match in _CURL_USER.finditer(plain):
         user, password = match.groups()
@@ -470,7 +528,7 @@ def _looks_random(token: str) -> bool:
 def _not_a_prose_value(value: str) -> bool:
     "A word that follows 'password is' without being one, or a placeholder or hash."
     return (len(value) < 3 or value in _NOT_A_VALUE or value.casefold() in _NOT_A_SECRET_VALUE
-            or bool(_REFERENCE.search(value)) or bool(_PASSWORD_HASH.match(value)))
+            or bool(_REFERENCE.search(value)) or bool(_PASSWORD_HASH.match(value)) or _names_a_secret(value))
 
 
 def _prose_match_is_secret(pattern: re.Pattern, match: re.Match, folded: str) -> bool:
@@ -512,10 +570,18 @@ def _token_reason(plain: str) -> str | None:
 # blobs (crypt hashes, public keys, UUIDs), whose letters and digits would
 # otherwise read as the value after a password word.
 _PLACEHOLDER_SPAN = re.compile(r"<[^<>\s]{1,60}>|\$?\{[^{}\s]{1,60}\}")
+# An indirect reference after an assignment: the value is read from
+# somewhere else (``password = request.json_body['pw']``, ``token =
+# get_token()``), after detect-secrets' ``is_indirect_reference``.
+_INDIRECT_REFERENCE = re.compile(r"(?<=[=:])(\s{0,3})[\w.-]{1,80}(?:\[[^\[\]\n]{0,80}\]|\([^()\n]{0,80}\))")
+
+
+def _without_references(text: str) -> str:
+    return _INDIRECT_REFERENCE.sub(r"\1<>", text)
 
 
 def _password_in_prose(folded: str) -> bool:
-    folded = _PUBLIC_BLOB.sub(" ", _PLACEHOLDER_SPAN.sub("<>", folded))
+    folded = _PUBLIC_BLOB.sub(" ", _PLACEHOLDER_SPAN.sub("<>", _without_references(folded)))
     return bool(
         _prose_secret(folded) or _near_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded)
         or (_CODE_VALUE.search(folded) and _OPENS_SOMETHING.search(folded))
