@@ -300,7 +300,13 @@ _PROMPT_LEAK = (
     r"|\bconsole\.log\(|\binitiali[sz]ation string\b|\b(?:my|your) instructions are\b|\bi was instructed to\b"
     r"|\b(?:i|me|us)\b.{0,30}\b(?:see|view|read|get|access|know|have|check)\b.{0,10}\b(?:the|your) (?:system (?:prompt|message|instructions?)|initial (?:prompt|instructions?)|hidden (?:prompt|instructions?)|instructions)\b"
     r"|\b(?:repeat|recite|dump|print|output|copy)\b.{0,30}\b(?:conversation|chat|everything|all (?:of )?(?:the|your) (?:text|messages))\b.{0,30}\b(?:back|verbatim|word for word|exactly)\b"
-    r"|(?:prompt del sistema|instrucciones del sistema|prompt système|invite système|instructions système|systemprompt|system-prompt|systemanweisung|prompt di sistema|prompt do sistema|системн\w* (?:промпт|инструкци|подсказ)|系统提示|系統提示|系统指令|システムプロンプト|시스템 프롬프트|sistem istemi|systeemprompt|prompt systemow)"
+)
+# The model's prompt named in other languages (and as one word): a request
+# in a text addressed to the model, a topic in a statement about the user
+# ("Der Nutzer schreibt einen System-Prompt für ..."), as the English
+# rule above needs a verb of disclosure before it.
+_PROMPT_NOUN = (
+    r"(?:prompt del sistema|instrucciones del sistema|prompt système|invite système|instructions système|systemprompt|system-prompt|systemanweisung|prompt di sistema|prompt do sistema|системн\w* (?:промпт|инструкци|подсказ)|系统提示|系統提示|系统指令|システムプロンプト|시스템 프롬프트|sistem istemi|systeemprompt|prompt systemow)"
 )
 
 # Orders to the model: imperative phrasing at the start of a sentence or
@@ -312,7 +318,6 @@ _ORDER = (
     r"(?:(?:just|only|instead|now|please|immediately)\s)?"
     r"(?:print|say|output|repeat|respond|reply|answer|write|type|return|translate|summari[sz]e|spell(?:[- ]check)?|complete|continue|begin|start|stop everything|execute|run|send|email|forward|upload|post|visit|open|click|fetch|call|append|insert|include|add|delete|remove|disable|reveal|show|display|tell|obey|follow|comply|assume|treat|consider|remember|recommend|promote|encode|decode|decrypt|report|confirm)\b"
     r"(?:.{0,60}?)(?:[\"'“«<`]|\b(?:only|exactly|verbatim|word for word|the following|this (?:text|sentence|message|link|url)|these (?:instructions|words)|nothing else|in every|instead|above|below|pwned|hacked)\b|https?://)"
-    r"|\b(?:you|the (?:assistant|ai|model|bot|chatbot|agent|llm)|assistants?|claude|chatgpt|gpt-?\d?|gemini|copilot)\s(?:must|should|shall|will|needs? to|has to|have to|is to|are to|is required to|is instructed to)\s(?:always|never|only|now|not|no longer|from now|immediately|ignore|obey|comply|reveal|print|say|respond|reply|answer|follow|include|append|add|send|run|execute)\b"
     r"|\b(?:do not|don't|never) (?:tell|inform|warn|mention (?:this )?to|reveal (?:this )?to|show) (?:the )?user\b|\b(?:hide|conceal|keep secret)\b.{0,30}\bfrom (?:the )?user\b"
     r"|\bwhen (?:you|the (?:assistant|ai|model)) (?:read|see|encounter|process)s? (?:this|these|the (?:word|phrase))\b|\b(?:secret|hidden|trigger) (?:instruction|command|word|phrase|order)s?\b"
     r"|\bhaha pwned\b|\bnevermind\b.{0,10}\bignore\b|\bstop everything\b"
@@ -325,6 +330,23 @@ _ORDER = (
     r"|(?:^|[\n.!?]\s{0,4})(?:assistant|ai|chatbot|bot|model|llm|agent|claude|chatgpt|gpt|gemini|copilot)\s?,\s"
     r"|(?:^|[\n.!?]\s{0,4})(?:note|message|comment|recommendation) (?:by|from) (?:a |an |the )?(?:trustworthy|trusted|expert|verified|official|senior|system|admin)\b"
     r"|(?:^|[\n.!?]\s{0,4})system (?:\w+ ){0,4}(?:result|output|analysis|verdict|assessment|decision)\b"
+)
+
+# The model told what it must do: "the assistant must always ...".
+_MODEL_TOLD = (
+    r"\b(?:you|the (?:assistant|ai|model|bot|chatbot|agent|llm)|assistants?|claude|chatgpt|gpt-?\d?|gemini|copilot)\s(?:must|should|shall|will|needs? to|has to|have to|is to|are to|is required to|is instructed to)\s(?:always|never|only|now|not|no longer|from now|immediately|ignore|obey|comply|reveal|print|say|respond|reply|answer|follow|include|append|add|send|run|execute)\b"
+)
+# The same reported as the user's wish about style ("The user says the
+# assistant should always answer in British English"): a preference, as
+# "The user wants the assistant to answer in French" is. Verbs that hand
+# over control (ignore, obey, reveal, send, run ...) keep it an order, and
+# the poisoning patterns still read the whole text.
+_REPORTED_WISH = (
+    r"^\s{0,3}(?:the )?user\s(?:\w+\s){0,2}?(?:says|said|wants|wanted|prefers|preferred|thinks|feels|believes|insists|insisted|likes|would like|expects|asked|asks|requested|decided|agreed|mentioned)(?:\sthat)?,?\s"
+    r"(?:the (?:assistant|ai|model|bot|chatbot|agent|llm)|claude|chatgpt|gemini|copilot)\s(?:must|should|shall|will|needs? to|has to|have to|is to)\s"
+    r"(?:(?:always|never|only|not|no longer|from now on|now)\s){0,2}"
+    r"(?!(?:ignore|obey|comply|reveal|print|send|run|execute|append|forward|share|disable|follow|bypass|override|pretend|act|leak|tell"
+    r"|always|never|only|not|no|now|from|immediately)\b)[a-z]+\b"
 )
 
 # Data exfiltration and powers granted to the assistant, worded as the
@@ -418,20 +440,99 @@ _DETECTORS: list[tuple[str, re.Pattern]] = [
         "|".join(_either_order(v, n) for v, n in _IGNORE_INSTRUCTIONS), re.DOTALL)),
     ("instructions to the model", _compile(_ROLE_CHANGE, re.DOTALL)),
     ("request for the model's prompt or secrets", _compile(_PROMPT_LEAK, re.DOTALL)),
+    ("request for the model's prompt or secrets", _compile(_PROMPT_NOUN)),
     ("instructions to the model", _compile(_ORDER, re.DOTALL)),
+    ("instructions to the model", _compile(_MODEL_TOLD)),
     ("grants the assistant powers or sends data away", _compile(_POISONING, re.DOTALL)),
 ]
 # What still looks inside a quoted title: role markers and poisoning.
 _TITLE_PROOF = [_DETECTORS[0], _DETECTORS[-1]]
 _STRUCTURE = re.compile(_HEADING)
 _NO_LIMITS_RE = _compile(_NO_LIMITS)
+_PROMPT_NOUN_RE = _compile(_PROMPT_NOUN)
+_REPORTED_WISH_RE = _compile(_REPORTED_WISH)
 _AI_CONTEXT_RE = _compile(_AI_CONTEXT)
 
 # A memory is about the user, in the third person. Text outside quotes that
 # speaks to "you" speaks to the model (extraction is told never to store it).
-_QUOTED_SPAN = re.compile(r"\"[^\"\n]{0,200}\"|“[^”\n]{0,200}”|«[^»\n]{0,200}»|「[^」\n]{0,200}」|『[^』\n]{0,200}』|(?<!\w)'(?:[^'\n]|(?<=\w)'(?=\w)){0,200}'(?!\w)|‘[^’\n]{0,200}’")
+_QUOTED_SPAN = re.compile(r"\"[^\"\n]{0,200}\"|“[^”\n]{0,200}”|„[^“”\n]{0,200}[“”]|«[^»\n]{0,200}»|「[^」\n]{0,200}」|『[^』\n]{0,200}』|(?<!\w)'(?:[^'\n]|(?<=\w)'(?=\w)){0,200}'(?!\w)|‘[^’\n]{0,200}’")
 # A quoted span named as the title of a work: "a talk called '...'".
 _TITLED_QUOTE = re.compile(r"\b(?:called|titled|entitled|named)\s(?:" + _QUOTED_SPAN.pattern + ")")
+# A statement about the user: it opens with the user as its subject, in
+# the languages memories are written in (extraction writes "The user ...";
+# `llm memories add` often "I ...").
+_USER_SUBJECT = _compile(
+    r"^\s{0,3}(?:the user\b|user\b|i\b|der (?:be)?nutzer|die (?:be)?nutzerin|l'utilisat(?:eur|rice)|el usuario|la usuaria|o usuário|a usuária|l'utente"
+    r"|de gebruiker|gebruiker\b|użytkownik|пользовател|користувач|kullan[ıi]c[ıi]|användaren|brugeren|brukeren|käyttäjä|uživatel|a felhasználó|ο χρήστης"
+    r"|המשתמש|المستخدم|کاربر|उपयोगकर्ता|người dùng|pengguna|ผู้ใช้|用户|用戶|使用者|ユーザー|사용자)")
+# The assistant named in a sentence: a quote in it may be said to it.
+_ASSISTANT_WORD = _compile(
+    r"\b(?:assistant|assistente?n?|asistente|ai|a\.i\.|ki|ia|llm|gpt[\w.-]{0,6}|chatgpt|claude|gemini|copilot|model|modell|modèle|modelo|modello)\b"
+    r"|ассистент|модел|\bии\b|助手|助理|人工智能|模型|アシスタント|モデル|어시스턴트|모델|مساعد|עוזר")
+# A quote given as someone's words or as an order: in a sentence that a
+# colon has opened to speech or orders, after a verb of saying or asking,
+# as what the user is, prefers or wishes, or opening a sentence.
+_SPEECH_BEFORE = _compile(
+    r"(?:[:：][^.!?。]{0,200}|,\s{0,2}|(?:^|[.!?]\s{0,3})"
+    r"|\b(?:says?|said|tells?|told|asks?|asked|repl(?:y|ies|ied)|answer(?:s|ed)?|respond(?:s|ed)?|wants?|wanted|orders?|ordered|commands?|commanded"
+    r"|instructs?|instructed|demands?|demanded|requests?|requested|sagt\w{0,2}|dit|dice|dijo|disse|diz|zegt|говорит|сказал\w?|mówi|dedi|der"
+    # or as the statement's complement, the user's own wish or rule: 'the user's motto is "..."'
+    r"|is|are|was|were|prefers|preferred|likes|liked|wishes|wished|ist|est|es|è|é|это)"
+    r"\s{1,3}(?:\w+\s{1,3}){0,2}|说|說|道)$")
+_SPEECH_AFTER = _compile(r"^\s?(?:と(?:言|い|書)|って|라고|이라고)")
+_SENTENCE_START = re.compile(r"[.!?。！？]\s")
+# Verbs of disclosure in the languages of _PROMPT_NOUN, in the forms that
+# ask (imperative, infinitive), as the English rule lists "reveal", "show",
+# "print": with one, the prompt named is a prompt asked for.
+_DISCLOSE = _compile(
+    r"\b(?:revel\w{0,4}|muestr\w{0,4}|mostr(?:ar|a|e|ami|are)|imprim(?:e|ir|a)|repit\w{0,3}|repet(?:ir|ere)|dime|dame|filtra|comparte"
+    r"|r[ée]v[èée]l\w{0,3}|montre\w{0,2}|affiche\w{0,2}|répète\w{0,2}|donne\w{0,2}|divulgu\w{1,4}"
+    r"|verr[aä]t\w{0,2}|zeig(?:e|en)?|gib|ausgeben|preisgeben|offenlegen|wiederhol(?:e|en)?|nenn(?:e|en)?"
+    r"|rivel\w{0,4}|stampa|ripeti|dimmi|dammi|diga|compartilh\w{1,3}"
+    r"|toon|onthul\w{0,2}|herhaal|geef|pokaż|pokaz|ujawnij|wypisz|powtórz|podaj|wyświetl|visa|avslöja|upprepa"
+    r"|göster\w{0,2}|yazd[ıi]r|tekrarla|söyle|paylaş)\b"
+    r"|покаж\w{0,2}|показать|выведи|вывести|раскро\w{0,2}|раскрыть|повтори|скажи|выдай|напечатай|покажи|виведи|розкрий"
+    r"|透露|输出|輸出|显示|顯示|告诉|告訴|泄露|洩露|打印|重复|重複|展示|给我|給我|说出|說出|列出|公开|公開"
+    r"|表示|出力|教え|見せ|繰り返|明か|漏ら|開示|출력|보여|알려|공개|누설|반복|말해")
+
+
+def _about_the_user(folded: str) -> bool:
+    "A statement with the user as its subject that does not speak to the model."
+    return bool(_USER_SUBJECT.search(folded)) and not _SECOND_PERSON.search(_QUOTED_SPAN.sub(" ", folded))
+
+
+def _mentioned_quotes_removed(folded: str) -> str:
+    """In a statement about the user, a quoted attack string is a mention
+    (what the user wrote about, studies, tests: 'a blog post on why "ignore
+    previous instructions" attacks work'), not an order. Quotes given as
+    someone's words, or after the assistant is named in their sentence,
+    stay, and so does every quote of a sentence that names the assistant
+    (it may be told what the quote says)."""
+    def mention(match: re.Match) -> str:
+        before = folded[max(0, match.start() - 200):match.start()]
+        after = folded[match.end():match.end() + 200]
+        sentence = _SENTENCE_START.split(before)[-1] + " " + _SENTENCE_START.split(after)[0]
+        if (_SPEECH_BEFORE.search(before) or _SPEECH_AFTER.search(after[:6])
+                or _ASSISTANT_WORD.search(_QUOTED_SPAN.sub(" ", sentence))):
+            return match.group()
+        return " "
+    return _QUOTED_SPAN.sub(mention, folded)
+
+
+def _mentions_removed(folded: str) -> str:
+    """The text the wording detectors read: titles of works gone ("a talk
+    called '...'"), and in a statement about the user, quoted mentions and a
+    system prompt named without being asked for ("Der Nutzer schreibt einen
+    System-Prompt ..."); a style wish reported about the assistant reads as
+    the user's wish."""
+    text = _TITLED_QUOTE.sub(" ", folded)
+    if _about_the_user(text):
+        text = _mentioned_quotes_removed(text)
+        if not _DISCLOSE.search(text):
+            text = _PROMPT_NOUN_RE.sub(" ", text)
+    return _REPORTED_WISH_RE.sub("the user wants ", text)
+
+
 # Placeholders in templates ("<your-password-here>", "{{your_name}}") are not said to anyone.
 _TEMPLATE_SLOT = re.compile(r"<[\w.-]{1,60}>|\{\{?[\w.-]{1,60}\}?\}|\[[\w.-]{1,60}\]")
 _SECOND_PERSON = _compile(
@@ -496,9 +597,10 @@ def _views(folded: str) -> list[str]:
 def _pattern_reason(folded: str) -> str | None:
     """The detectors on every view of the text. A quoted title ("a talk called
     'Ignore previous instructions: ...'") names a work rather than giving an
-    order, so the wording detectors skip it; role markers and poisoning
-    patterns still look inside it."""
-    untitled = _TITLED_QUOTE.sub(" ", folded)
+    order, and so does a mention inside a statement about the user
+    (``_mentions_removed``), so the wording detectors skip them; role
+    markers and poisoning patterns still read the whole text."""
+    untitled = _mentions_removed(folded)
     checks = [(untitled, _DETECTORS)]
     if untitled != folded:
         checks.append((folded, _TITLE_PROOF))
