@@ -18,7 +18,10 @@ This module owns the layers that act on the text itself:
   as something other than a fact about the user: instructions to the model
   (in some 25 languages), role markers and chat-template tags, headings,
   encoded text, and "preferences" that grant the assistant powers or leak
-  data. A memory with a reason is stored but quarantined (``flag``), and is
+  data. In a statement about the user, what is only mentioned (a quoted
+  attack string the user writes about, a system prompt named without a verb
+  of disclosure) is not read as an order. A memory with a reason is stored
+  but quarantined (``flag``), and is
   never injected until the user approves it. A learned detector on the
   memory's e5 vector backs it up where vectors are made (learned_detector.py).
 * ``sanitize_memory``: structural neutralisation for the block, applied to

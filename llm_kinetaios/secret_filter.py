@@ -7,6 +7,8 @@ turn, so a secret stored once would leak forever.
 
 Refused:
 
+* a password in a sentence about logging in ("logs into the NAS with
+  admin / Kx9!mPq2vL"), in several languages;
 * passwords, passphrases, PINs and codes stated in prose, in some 30
   languages ("mi contraseña es ...", "我的密码是...", "I use qwerty123 as the
   password for everything"), seed phrases and 2FA recovery codes;
@@ -20,7 +22,11 @@ Refused:
 Not secrets: public keys, hashes and git SHAs (hex alone never counts),
 UUIDs, docker digests, document ids inside links, IMEIs, order and phone
 numbers, and the word "password" without one ("the user's password was
-compromised in a breach").
+compromised in a breach"); nor values that are no value, after
+detect-secrets' heuristic filters and gitleaks' allowlists: placeholders and
+placeholder words ("fake", "dummy", "sample"), a value read by a call or a
+lookup, a value that names the secret word or its variable
+(``password=password``), providers' sample keys ending in EXAMPLE.
 
 All patterns use bounded repetition: linear time in the text.
 """
