@@ -15,7 +15,7 @@ SECRETS = [
     "User's OpenAI key is sk-proj-4f9Kx2LmQ8vN3pR7tY1wZ6aB",
     "Anthropic key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx",
     "GitHub token ghp_16C7e42F292c6912E7710c838347Ae178B4a",
-    "AWS key AKIAIOSFODNN7EXAMPLE",
+    "AWS key AKIAIOSFODNN7QK3MZV2",  # AWS's documented AKIA...EXAMPLE is a placeholder (issue 16)
     "Slack bot token xoxb-123456789012-abcdefghijkl",
     "Google key AIzaSyA-1234567890abcdefghijklmnopqrstu",
     "User's password is hunter22",
