@@ -476,14 +476,15 @@ _ASSISTANT_WORD = _compile(
 # colon has opened to speech or orders, after a verb of saying or asking,
 # as what the user is, prefers or wishes, or opening a sentence.
 _SPEECH_BEFORE = _compile(
-    r"(?:[:：][^.!?。]{0,200}|,\s{0,2}|(?:^|[.!?]\s{0,3})"
+    r"(?:,\s{0,2}"
     r"|\b(?:says?|said|tells?|told|asks?|asked|repl(?:y|ies|ied)|answer(?:s|ed)?|respond(?:s|ed)?|wants?|wanted|orders?|ordered|commands?|commanded"
-    r"|instructs?|instructed|demands?|demanded|requests?|requested|sagt\w{0,2}|dit|dice|dijo|disse|diz|zegt|говорит|сказал\w?|mówi|dedi|der"
-    # or as the statement's complement, the user's own wish or rule: 'the user's motto is "..."'
-    r"|is|are|was|were|prefers|preferred|likes|liked|wishes|wished|ist|est|es|è|é|это)"
-    r"\s{1,3}(?:\w+\s{1,3}){0,2}|说|說|道)$")
+    r"|instructs?|instructed|demands?|demanded|requests?|requested|sagt\w{0,2}|dit|dice|dijo|disse|diz|zegt|говорит|сказал\w?|mówi|dedi|der)"
+    r"\s{1,3}(?:\w+\s{1,3}){0,2}|说|說|道"
+    # or right after a copula or a verb of liking: the statement's complement,
+    # the user's own wish or rule ('the user's motto is "..."')
+    r"|\b(?:is|are|was|were|prefers|preferred|likes|liked|wishes|wished|ist|est|es|è|é|это)\s{1,3})$")
 _SPEECH_AFTER = _compile(r"^\s?(?:と(?:言|い|書)|って|라고|이라고)")
-_SENTENCE_START = re.compile(r"[.!?。！？]\s")
+_SENTENCE_START = re.compile(r"[.!?]\s|[。！？]")
 # Verbs of disclosure in the languages of _PROMPT_NOUN, in the forms that
 # ask (imperative, infinitive), as the English rule lists "reveal", "show",
 # "print": with one, the prompt named is a prompt asked for.
@@ -512,11 +513,13 @@ def _mentioned_quotes_removed(folded: str) -> str:
     stay, and so does every quote of a sentence that names the assistant
     (it may be told what the quote says)."""
     def mention(match: re.Match) -> str:
+        # Bounded windows: the cost per quote is constant, the whole linear.
         before = folded[max(0, match.start() - 200):match.start()]
         after = folded[match.end():match.end() + 200]
-        sentence = _SENTENCE_START.split(before)[-1] + " " + _SENTENCE_START.split(after)[0]
-        if (_SPEECH_BEFORE.search(before) or _SPEECH_AFTER.search(after[:6])
-                or _ASSISTANT_WORD.search(_QUOTED_SPAN.sub(" ", sentence))):
+        opening = _SENTENCE_START.split(before)[-1]
+        if (not opening.strip() or ":" in opening or "：" in opening
+                or _SPEECH_BEFORE.search(before[-40:]) or _SPEECH_AFTER.search(after[:6])
+                or _ASSISTANT_WORD.search(_QUOTED_SPAN.sub(" ", opening + " " + _SENTENCE_START.split(after)[0]))):
             return match.group()
         return " "
     return _QUOTED_SPAN.sub(mention, folded)

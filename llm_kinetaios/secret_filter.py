@@ -331,7 +331,9 @@ def _names_a_secret(value: str) -> bool:
     skips the same)."""
     word = value.strip(".,;:!?)]}»”」’\"'`").casefold()
     word = re.sub(r"^(?:my|the|your|new|old|db|user|admin|default)[_-]?", "", word)
-    return bool(word) and bool(_SECRET_WORD.fullmatch(word.replace("_", " ")) or _SECRET_WORD.fullmatch(word))
+    if not word or any(ch.isdigit() for ch in word):
+        return False  # "passwort123" is a (weak) password, not the word
+    return bool(_SECRET_WORD.fullmatch(word.replace("_", " ")) or _SECRET_WORD.fullmatch(word))
 
 
 def _never_a_value(value: str) -> bool:
