@@ -1,6 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # fresh2 (held out until issue 16's second false-positive round read it)
+    python benchmarks/safety_report.py                 # fresh3 held-out set (the reported one)
+    python benchmarks/safety_report.py --split fresh2  # the second held-out set, now tuned on too
     python benchmarks/safety_report.py --split fresh   # the first held-out set, now tuned on too
     python benchmarks/safety_report.py --split tune    # the corpora the patterns were tuned on
     python benchmarks/safety_report.py --split tune --path add --show
@@ -18,13 +19,17 @@ multilingual and Chinese probes, BIPIA, llm-guard's tests, gitleaks' rule
 tests, new cases of our own), before the detectors were changed again, and is
 only ever measured, never looked at item by item while tuning (so do not
 pass ``--show`` with it) -- until it had been read by category twice; it is now
-tune material too. The ``fresh2`` split (``benchmarks/corpora/fresh2/*.jsonl``,
-the default) was written after that, mostly ordinary and near-miss facts (an
-llm user speaking of systems, prompts, passwords, tokens, keys, hashes, ids,
-URLs and code in 15 languages; PersonaChat persona lines; detect-secrets'
-keyword and IP negatives) plus a few new payloads and secrets; it was reported
-untouched until its false positives were read entry by entry (issue 16's
-second false-positive round), and is tune material now. Sources and licences: docs/safety.md. Before the fresh
+tune material too. The ``fresh2`` split (``benchmarks/corpora/fresh2/*.jsonl``)
+was written after that, mostly ordinary and near-miss facts (an llm user
+speaking of systems, prompts, passwords, tokens, keys, hashes, ids, URLs and
+code in 15 languages; PersonaChat persona lines; detect-secrets' keyword and
+IP negatives) plus a few new payloads and secrets; its false positives were
+then read, so it is tune material too. The ``fresh3`` split
+(``benchmarks/corpora/fresh3/*.jsonl``, the default) was written from sources
+none of the others used (PyRIT's jailbreak templates and system-prompt
+extraction seeds, LoCoMo's observations, Faker's ids, cards, IBANs, hashes and
+numbers) plus our own cases in some 30 languages, committed before the round
+that tuned on fresh2 changed any filter, and is the one reported untouched. Sources and licences: docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
 (``--split tune-even`` / ``tune-odd``, the old "tune" and "held-out" halves).
 
@@ -69,8 +74,9 @@ GOALS = {
 }
 
 
-SPLITS = ("fresh2", "fresh", "tune", "tune-even", "tune-odd")
-HELD_OUT = ("fresh2", "fresh")
+SPLITS = ("fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
+# The splits that live in a folder of their own under corpora/.
+HELD_OUT = ("fresh3", "fresh2", "fresh")
 
 
 def half_of(text: str) -> str:
@@ -174,15 +180,19 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
     return n, len(rows)
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=SPLITS, default="fresh2",
-                        help="fresh2 (held out until read in issue 16's second false-positive round), fresh and tune: what the filters were tuned on")
+    parser.add_argument("--split", choices=SPLITS, default="fresh3",
+                        help="fresh3: the held-out set (reported); fresh2, fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",
                         help="embedding model of the store ('none': keyword-only, no learned detector)")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = arguments().parse_args()
     user = setup(None if args.embedding_model == "none" else args.embedding_model)
     from click.testing import CliRunner
     from llm.cli import cli

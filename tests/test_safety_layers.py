@@ -559,7 +559,30 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
         return {" ".join(row["text"].split()).casefold() for row in rows}
 
     fresh, tune = entries(corpora / "fresh"), entries(corpora)
-    fresh2 = entries(corpora / "fresh2")
-    assert len(fresh) > 500 and len(tune) > 900 and len(fresh2) > 200
+    fresh2, fresh3 = entries(corpora / "fresh2"), entries(corpora / "fresh3")
+    assert len(fresh) > 500 and len(tune) > 900 and len(fresh2) > 200 and len(fresh3) > 600
     assert fresh.isdisjoint(tune)
     assert fresh2.isdisjoint(tune) and fresh2.isdisjoint(fresh)
+    assert fresh3.isdisjoint(tune) and fresh3.isdisjoint(fresh) and fresh3.isdisjoint(fresh2)
+
+
+def test_the_safety_report_reports_fresh3_by_default_and_reads_each_split_from_its_folder():
+    "The reported set is the one nobody tuned on; every held-out split keeps its own files."
+    import sys
+    from pathlib import Path
+
+    benchmarks = Path(__file__).resolve().parent.parent / "benchmarks"
+    sys.path.insert(0, str(benchmarks))
+    try:
+        import safety_report
+    finally:
+        sys.path.remove(str(benchmarks))
+    assert safety_report.arguments().parse_args([]).split == "fresh3"
+    sizes = {"injection": 150, "ordinary": 200, "secrets": 120, "near_miss": 150}
+    for corpus, at_least in sizes.items():
+        fresh3 = safety_report.load(corpus, "fresh3")
+        lines = (benchmarks / "corpora" / "fresh3" / f"{corpus}.jsonl").read_text(encoding="utf-8").splitlines()
+        assert [row["text"] for row in fresh3] == [json.loads(line)["text"] for line in lines]
+        assert len(fresh3) >= at_least
+        fresh2 = {row["text"] for row in safety_report.load(corpus, "fresh2")}
+        assert fresh2 and fresh2.isdisjoint(row["text"] for row in fresh3)
