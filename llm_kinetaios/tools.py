@@ -60,7 +60,7 @@ HISTORY_SQL = """
     from turns join turn_search on turn_search.turn_id = turns.id
     where turns.id in ({marks})
 """
-HISTORY_RRF_K = 60  # measured for history (README); memories use recall.RRF_K
+HISTORY_RRF_K = 60  # measured for history (README); memories use recall.score_fusion
 
 
 def search_history(store, query: str, limit: int, embedding_model=None) -> list[dict]:
