@@ -6,7 +6,9 @@ Run from the repository root:
     python benchmarks/locomo_recall.py                      # both splits
     python benchmarks/locomo_recall.py --split tune --max-questions 40
 
-Every turn of a conversation becomes one memory ("Speaker: text") in a fresh
+Every turn of a conversation becomes one memory ("Speaker: text"; with
+--photo-captions a turn that shares a photo ends with "[shares CAPTION]", its
+BLIP caption, as LoCoMo's own retrieval code writes turns) in a fresh
 MemoryStore, with its session as its conversation (LoCoMo's sessions are
 separate chats), embedded with the plugin's default model
 (multilingual-e5-small). Vectors are cached between runs in the temp folder
@@ -151,7 +153,18 @@ def parse_evidence(raw: list, known: set[str]) -> tuple[set[str], list[str]]:
     return found, bad
 
 
-def load_conversations(folder: Path, limit: int | None, max_questions: int | None):
+def turn_text(turn: dict, photo_captions: bool = False) -> str:
+    """A turn as a memory: "Speaker: text". With ``photo_captions``, a turn
+    that shares a photo ends with its caption, as LoCoMo's own retrieval code
+    writes it: "... [shares a photo of a sunset over a lake]"."""
+    text = f"{turn.get('speaker', '?')}: {turn.get('text', '')}".strip()
+    if photo_captions and turn.get("blip_caption"):
+        text += f" [shares {turn['blip_caption']}]"
+    return text
+
+
+def load_conversations(folder: Path, limit: int | None, max_questions: int | None,
+                       photo_captions: bool = False):
     conversations = []
     for path in sorted(folder.glob("*.json")):
         with open(path, encoding="utf-8") as fh:
@@ -165,8 +178,7 @@ def load_conversations(folder: Path, limit: int | None, max_questions: int | Non
         for key in sessions:
             when = session_time_ms(conv.get(f"{key}_date_time"))
             for turn in conv[key]:
-                text = f"{turn.get('speaker', '?')}: {turn.get('text', '')}".strip()
-                turns.append(Turn(turn["dia_id"], text, when))
+                turns.append(Turn(turn["dia_id"], turn_text(turn, photo_captions), when))
         known = {t.dia_id for t in turns}
         result = Conversation(path.stem, turns, [])
         for key in sorted((k for k in data if re.fullmatch(r"events_session_\d+", k)),
@@ -466,6 +478,9 @@ def main(argv=None) -> int:
     parser = locomo_argument_parser(__doc__)
     parser.add_argument("--split", choices=("tune", "held-out", "both"), default="both")
     parser.add_argument("--json", metavar="PATH", help="also write the raw figures as JSON")
+    parser.add_argument("--photo-captions", action="store_true",
+                        help="end a turn that shares a photo with its caption, as LoCoMo's own "
+                             "retrieval code does (\"[shares a photo of ...]\")")
     args = parser.parse_args(argv)
 
     folder = locomo_dir()
@@ -476,7 +491,7 @@ def main(argv=None) -> int:
     # The generic-prompt vectors recall caches go to a scratch user folder.
     os.environ.setdefault("LLM_USER_PATH", tempfile.mkdtemp(prefix="kinetaios-bench-user-"))
     started = time.perf_counter()
-    conversations = load_conversations(folder, None, args.max_questions)
+    conversations = load_conversations(folder, None, args.max_questions, args.photo_captions)
     splits = {"tune": conversations[:TUNE_CONVERSATIONS],
               "held-out": conversations[TUNE_CONVERSATIONS:]}
     if args.split != "both":
@@ -506,7 +521,8 @@ def main(argv=None) -> int:
                       f"{index.embed_seconds:.1f}s", file=sys.stderr, flush=True)
             reports.append(split_report(split, tally, convs))
             raw[split] = {f"{m}@{k}": v for (m, k), v in tally.rows.items()}
-    print(f"# LoCoMo recall, {base_model.model_id}, default settings; "
+    turns = "turns with photo captions" if args.photo_captions else "turns as text only"
+    print(f"# LoCoMo recall, {base_model.model_id}, default settings, {turns}; "
           f"run took {time.perf_counter() - started:.0f}s\n")
     print("\n".join(reports))
     if args.json:
