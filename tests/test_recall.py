@@ -6,7 +6,14 @@ from llm.parts import Message, TextPart
 
 from llm_kinetaios.config import Settings
 from llm_kinetaios.embeddings import embed_passages, to_blob
-from llm_kinetaios.recall import format_block, recall, recall_query
+from llm_kinetaios.recall import (
+    KEYWORD_WEIGHT,
+    SCORE_WEIGHT,
+    format_block,
+    recall,
+    recall_query,
+    score_fusion,
+)
 
 
 @pytest.fixture
@@ -144,6 +151,34 @@ def test_hybrid_adds_keyword_matches_and_keeps_the_threshold(store, embed):
     # Below-threshold memories with no keyword in common stay out.
     assert not any("gardening" in m.content for m in hybrid.memories)
     assert hybrid.scores == sorted(hybrid.scores, reverse=True)
+
+
+def test_score_fusion_keeps_how_far_apart_the_scores_are():
+    by_meaning = {"barely ahead": 1.0, "far ahead on words": 0.9}
+    by_keyword = {"far ahead on words": 12.0, "barely ahead": 1.0, "words only": 6.0}
+    fused = score_fusion([(by_meaning, SCORE_WEIGHT), (by_keyword, KEYWORD_WEIGHT)])
+    # Reciprocal rank fusion would tie the first two (each first once, second once).
+    assert sorted(fused, key=lambda k: -fused[k]) == ["far ahead on words", "barely ahead", "words only"]
+    # Each score is divided by its ranking's best.
+    assert fused["far ahead on words"] == pytest.approx(SCORE_WEIGHT * 0.9 + KEYWORD_WEIGHT)
+    assert fused["words only"] == pytest.approx(KEYWORD_WEIGHT * 0.5)
+
+
+def test_score_fusion_leaves_out_a_ranking_with_no_positive_score():
+    fused = score_fusion([({"a": 0.0, "b": -1.0}, SCORE_WEIGHT), ({"a": 2.0}, KEYWORD_WEIGHT)])
+    assert fused == {"a": pytest.approx(KEYWORD_WEIGHT)}
+    assert score_fusion([({}, SCORE_WEIGHT)]) == {}
+
+
+def test_hybrid_scores_the_best_match_on_meaning_and_keywords_one(store, embed):
+    add(store, embed, FILLER)
+    add(store, embed, ["User plays chess online", "User owns a dog", "User likes tea"])
+    result = recall(store, "chess online", Settings(), embedding_model=embed)
+    assert result.method == "hybrid"
+    assert result.memories[0].content == "User plays chess online"
+    # First on both rankings (no conversation, so no boost): the full weight of each.
+    assert result.scores[0] == pytest.approx(SCORE_WEIGHT + KEYWORD_WEIGHT)
+    assert all(s < result.scores[0] for s in result.scores[1:])
 
 
 def test_vectors_of_another_model_are_not_compared(store, embed):
