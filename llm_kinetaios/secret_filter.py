@@ -300,6 +300,8 @@ _PUBLIC_BLOB = re.compile(
 )
 
 
+# Words that mark a value as a stand-in (detect-secrets' heuristics, gitleaks).
+_PLACEHOLDER_WORDS = "changeme|placeholder|redacted|example|sample|dummy|fake"
 # "key = value" as in config files and shell lines: the name says secret,
 # the value is not a placeholder or a reference to one.
 _ASSIGNED = re.compile(
@@ -311,7 +313,7 @@ _ASSIGNED = re.compile(
 _CURL_USER = re.compile(r"(?:\s-u|--user)\s{1,3}[\"']?([^\s\"':]{0,100}):([^\s\"']{1,200})")
 _REFERENCE = re.compile(
     r"^(?:\$|%|\{|<|\[|\(|#|@|&|var\.|env\.|os\.|process\.env|secrets\.|vars\.|settings\.|config\.)"
-    r"|(?i:x{4,}|\*{3,}|\.{3}|changeme|your[_-]|placeholder|redacted|example|sample|dummy|fake|here$|_here\b)"
+    r"|(?i:x{4,}|\*{3,}|\.{3}|your[_-]|here$|_here\b|" + _PLACEHOLDER_WORDS + ")"
     r"|(.)\1{5,}"
 )
 _PASSWORD_HASH = re.compile(r"^\$(?:2[abxy]?|argon2(?:id|i|d)|[1567]|pbkdf2[\w-]*|scrypt|sha\d*|md5|y|gy)\$")
@@ -369,7 +371,7 @@ def _placeholder_token(token: str) -> bool:
     return len(body) >= 8 and max(body.count(ch) for ch in set(body)) / len(body) > 0.6
 
 
-_PLACEHOLDER_WORD = re.compile(r"(?i:example|sample|dummy|placeholder|redacted|changeme|fake)")
+_PLACEHOLDER_WORD = re.compile("(?i:" + _PLACEHOLDER_WORDS + ")")
 
 
 # A login context, in any tense and several languages: "logs into",
