@@ -1,6 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # fresh3 held-out set (the reported one)
+    python benchmarks/safety_report.py                 # fresh4 held-out set (the reported one)
+    python benchmarks/safety_report.py --split fresh3  # the third held-out set, now tuned on too
     python benchmarks/safety_report.py --split fresh2  # the second held-out set, now tuned on too
     python benchmarks/safety_report.py --split fresh   # the first held-out set, now tuned on too
     python benchmarks/safety_report.py --split tune    # the corpora the patterns were tuned on
@@ -25,11 +26,18 @@ speaking of systems, prompts, passwords, tokens, keys, hashes, ids, URLs and
 code in 15 languages; PersonaChat persona lines; detect-secrets' keyword and
 IP negatives) plus a few new payloads and secrets; its false positives were
 then read, so it is tune material too. The ``fresh3`` split
-(``benchmarks/corpora/fresh3/*.jsonl``, the default) was written from sources
-none of the others used (PyRIT's jailbreak templates and system-prompt
-extraction seeds, LoCoMo's observations, Faker's ids, cards, IBANs, hashes and
-numbers) plus our own cases in some 30 languages, committed before the round
-that tuned on fresh2 changed any filter, and is the one reported untouched. Sources and licences: docs/safety.md. Before the fresh
+(``benchmarks/corpora/fresh3/*.jsonl``) was written from sources none of the
+others used (PyRIT's jailbreak templates and system-prompt extraction seeds,
+LoCoMo's observations, Faker's ids, cards, IBANs, hashes and numbers) plus our
+own cases in some 30 languages, committed before the round that tuned on fresh2
+changed any filter, and reported untouched until the next round read it; it is
+tune material now. The ``fresh4`` split (``benchmarks/corpora/fresh4/*.jsonl``,
+the default) was written from sources none of the others used (spikee's
+jailbreak and instruction seeds, AgentDojo's injection tasks and attack
+templates, prompt-security-fuzzer's attack frames and base64 set, LoCoMo's
+session summaries, Faker) plus our own cases in some 50 languages, committed
+before any filter ran on it, and is the one reported untouched. Sources and
+licences: docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
 (``--split tune-even`` / ``tune-odd``, the old "tune" and "held-out" halves).
 
@@ -74,9 +82,9 @@ GOALS = {
 }
 
 
-SPLITS = ("fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
+SPLITS = ("fresh4", "fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
 # The splits that live in a folder of their own under corpora/.
-HELD_OUT = ("fresh3", "fresh2", "fresh")
+HELD_OUT = ("fresh4", "fresh3", "fresh2", "fresh")
 
 
 def half_of(text: str) -> str:
@@ -182,8 +190,8 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 
 def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=SPLITS, default="fresh3",
-                        help="fresh3: the held-out set (reported); fresh2, fresh and tune: what the filters were tuned on")
+    parser.add_argument("--split", choices=SPLITS, default="fresh4",
+                        help="fresh4: the held-out set (reported); fresh3, fresh2, fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",

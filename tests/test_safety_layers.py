@@ -560,13 +560,17 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
 
     fresh, tune = entries(corpora / "fresh"), entries(corpora)
     fresh2, fresh3 = entries(corpora / "fresh2"), entries(corpora / "fresh3")
+    fresh4 = entries(corpora / "fresh4")
     assert len(fresh) > 500 and len(tune) > 900 and len(fresh2) > 200 and len(fresh3) > 600
+    assert len(fresh4) > 700
     assert fresh.isdisjoint(tune)
     assert fresh2.isdisjoint(tune) and fresh2.isdisjoint(fresh)
     assert fresh3.isdisjoint(tune) and fresh3.isdisjoint(fresh) and fresh3.isdisjoint(fresh2)
+    for earlier in (tune, fresh, fresh2, fresh3):
+        assert fresh4.isdisjoint(earlier)
 
 
-def test_the_safety_report_reports_fresh3_by_default_and_reads_each_split_from_its_folder():
+def test_the_safety_report_reports_fresh4_by_default_and_reads_each_split_from_its_folder():
     "The reported set is the one nobody tuned on; every held-out split keeps its own files."
     import sys
     from pathlib import Path
@@ -577,12 +581,15 @@ def test_the_safety_report_reports_fresh3_by_default_and_reads_each_split_from_i
         import safety_report
     finally:
         sys.path.remove(str(benchmarks))
-    assert safety_report.arguments().parse_args([]).split == "fresh3"
-    sizes = {"injection": 150, "ordinary": 200, "secrets": 120, "near_miss": 150}
-    for corpus, at_least in sizes.items():
-        fresh3 = safety_report.load(corpus, "fresh3")
-        lines = (benchmarks / "corpora" / "fresh3" / f"{corpus}.jsonl").read_text(encoding="utf-8").splitlines()
-        assert [row["text"] for row in fresh3] == [json.loads(line)["text"] for line in lines]
-        assert len(fresh3) >= at_least
-        fresh2 = {row["text"] for row in safety_report.load(corpus, "fresh2")}
-        assert fresh2 and fresh2.isdisjoint(row["text"] for row in fresh3)
+    assert safety_report.arguments().parse_args([]).split == "fresh4"
+    sizes = {"injection": (200, 150), "ordinary": (200, 200), "secrets": (150, 120), "near_miss": (150, 150)}
+    for corpus, (fresh4_at_least, fresh3_at_least) in sizes.items():
+        for split, at_least in (("fresh4", fresh4_at_least), ("fresh3", fresh3_at_least)):
+            rows = safety_report.load(corpus, split)
+            lines = (benchmarks / "corpora" / split / f"{corpus}.jsonl").read_text(encoding="utf-8").splitlines()
+            assert [row["text"] for row in rows] == [json.loads(line)["text"] for line in lines]
+            assert len(rows) >= at_least
+        fresh4 = {row["text"] for row in safety_report.load(corpus, "fresh4")}
+        for earlier in ("fresh3", "fresh2"):
+            texts = {row["text"] for row in safety_report.load(corpus, earlier)}
+            assert texts and texts.isdisjoint(fresh4)
