@@ -378,13 +378,19 @@ _REPORTED_WISH = (
     r"|always|never|only|not|no|now|from|immediately)\b)[a-z]+\b"
 )
 
+# "to" as a destination, not as the infinitive of a wish ("codes by SMS,
+# which the user wants to replace").
+_TO_A_PLACE = "".join(f"(?<!{verb} )" for verb in (
+    "want", "wants", "wanted", "need", "needs", "needed", "like", "likes", "liked", "try", "tries", "tried",
+    "plan", "plans", "planned", "going", "has", "have", "had", "used", "able", "how")) + r"\bto\b"
+
 # Data exfiltration and powers granted to the assistant, worded as the
 # user's preference ("The user wants the assistant to ...").
 _POISONING = (
     r"!\[[^\]\n]{0,200}\]\("  # a markdown image: fetched when rendered
     r"|https?://[^\s/?#]{0,100}[/?#][^\s]{0,200}(?:\{[^}\s]{0,40}\}|<[a-z_ -]{1,40}>|\$\{|\[(?:conversation|chat|data|query|secret|history|input|message|context|prompt)[^\]]{0,30}\]|=(?:conversation|chat_history|history|secrets?|data|context)\b)"
     r"|\b(?:append|add|include|insert|embed|render|attach|put)\b.{0,80}\b(?:url|link|image|pixel|tracking|script|iframe|https?://)\b.{0,80}\b(?:every|each|all|any) (?:reply|replies|response|responses|answer|answers|message|messages|output|turn)\b"
-    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b.{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}(?:\bto\b|@|https?://)"
+    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b.{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}(?:" + _TO_A_PLACE + r"|@|https?://)"
     r"|\b(?:authori[sz]ed|allowed|permitted|granted|given (?:full )?permission|consented|approved|entitled|cleared)\b.{0,40}\b(?:the )?(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\b.{0,20}\bto\b"
     r"|\b(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\s(?:is|are|has been|have been)\s(?:now\s)?(?:allowed|authori[sz]ed|permitted|free|cleared|entitled)\sto\b"
     r"|\bwithout (?:asking|confirmation|confirming|permission|approval|checking|consent|warning|review|the user's (?:consent|approval|permission))\b"
@@ -629,7 +635,7 @@ def _mentions_removed(folded: str) -> str:
         text = _mentioned_quotes_removed(text)
         if not _DISCLOSE.search(text):
             text = _PROMPT_NOUN_RE.sub(" ", text)
-    return _REPORTED_WISH_RE.sub("the user wants ", text)
+    return _REPORTED_WISH_RE.sub("the user wants ", _reported_you_removed(text))
 
 
 # Placeholders in templates ("<your-password-here>", "{{your_name}}") are not said to anyone.
@@ -752,10 +758,26 @@ def _poisoning_reason(folded: str) -> str | None:
     return None
 
 
+# Generic "you" in what a text says ("a blog post explaining why you should
+# never commit .env files", "the README says to replace sk-... with your own
+# key"): the reader of that text, not the model. After a text named as
+# saying something, the rest of its sentence is reported content.
+_REPORTED_CONTENT = re.compile(
+    r"\b(?:blog(?: post)?|post|article|readme|book|guide|video|talk|docs|documentation|paper|tutorial|thread|newsletter|course|slides?|chapter|essay|column|podcast)\b"
+    r"[^.!?\n]{0,40}?\b(?:explain(?:s|ed|ing)?|says?|said|writes?|wrote|argu(?:es|ed|ing)|claims?|teach(?:es|ing)?|taught|tells?|describ(?:es|ed|ing)"
+    r"|advis(?:es|ed|ing)|shows?|showing|warns?|warning|reminds?|on how|on why|about how|about why)\b(?:[^.!?\n]|\.{2,}|\.(?=\S)){0,100}")
+_GENERIC_YOU = re.compile(r"\b(?:you|your|yours|yourself)\b")
+
+
+def _reported_you_removed(folded: str) -> str:
+    return _REPORTED_CONTENT.sub(lambda m: _GENERIC_YOU.sub(" ", m.group()), folded)
+
+
 def _speaks_to_the_model(folded: str) -> str | None:
     if _NO_LIMITS_RE.search(folded) and _AI_CONTEXT_RE.search(folded):
         return "instructions to the model"
-    if _SECOND_PERSON.search(_TEMPLATE_SLOT.sub(" ", _QUOTED_SPAN.sub(" ", folded))):
+    unquoted = _TEMPLATE_SLOT.sub(" ", _QUOTED_SPAN.sub(" ", folded))
+    if _SECOND_PERSON.search(_reported_you_removed(unquoted)):
         return "addressed to the assistant (second person)"
     return None
 
