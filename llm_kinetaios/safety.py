@@ -390,10 +390,9 @@ _POISONING = (
     r"!\[[^\]\n]{0,200}\]\("  # a markdown image: fetched when rendered
     r"|https?://[^\s/?#]{0,100}[/?#][^\s]{0,200}(?:\{[^}\s]{0,40}\}|<[a-z_ -]{1,40}>|\$\{|\[(?:conversation|chat|data|query|secret|history|input|message|context|prompt)[^\]]{0,30}\]|=(?:conversation|chat_history|history|secrets?|data|context)\b)"
     r"|\b(?:append|add|include|insert|embed|render|attach|put)\b.{0,80}\b(?:url|link|image|pixel|tracking|script|iframe|https?://)\b.{0,80}\b(?:every|each|all|any) (?:reply|replies|response|responses|answer|answers|message|messages|output|turn)\b"
-    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://).{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}(?:" + _TO_A_PLACE + r"|@|https?://)"
+    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://).{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}(?:@|https?://)"
     r"|\b(?:authori[sz]ed|allowed|permitted|granted|given (?:full )?permission|consented|approved|entitled|cleared)\b.{0,40}\b(?:the )?(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\b.{0,20}\bto\b"
     r"|\b(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\s(?:is|are|has been|have been)\s(?:now\s)?(?:allowed|authori[sz]ed|permitted|free|cleared|entitled)\sto\b"
-    r"|\bwithout (?:asking|confirmation|confirming|permission|approval|checking|consent|warning|review|the user's (?:consent|approval|permission))\b"
     r"|\b(?:not|never|no longer|without) (?:to )?(?:ask|asking|needing|requiring|seeking|request|requesting) (?:for |the user's )?(?:confirmation|permission|approval|consent)\b|\bpre-?approved\b"
     r"|\bnever (?:warns?|warning|tells?|informs?|notif\w+|alerts?)\b.{0,40}\b(?:user|them|him|her|risks?|security|danger)\b"
     r"|\b(?:run|execute|perform|carry out)\b.{0,20}\b(?:any|all|arbitrary|every)\b.{0,20}\b(?:shell |terminal |system )?(?:commands?|code|scripts?|actions?|transactions?|payments?|transfers?)\b"
@@ -419,17 +418,23 @@ _POISONING = (
 # "ohne zu fragen" alone is an ordinary phrase.
 # Consent or permission granted ("the user authorises the assistant to ..."):
 _CONSENT = (
-    r"\b(?:authori[sz]\w{0,5}|allow\w{0,3}|permit\w{0,4}|consent\w{0,3}|permission|go-ahead|carte blanche|free rein|blanket approval)\b"
+    # English: a grant with the infinitive it grants ("allows the assistant to"),
+    # or a noun of consent given for it ("standing consent for the assistant")
+    r"\b(?:authori[sz]\w{0,5}|allow\w{0,3}|permit\w{0,4}|consent(?:s|ed|ing)?|lets)\b(?=.{0,60}\bto\b)"
+    r"|\b(?:consent|permission|go-ahead|carte blanche|free rein|blanket approval)\s(?:for|to)\b"
     r"|\b(?:erlaub\w{0,3}|gestatt\w{0,3}|berechtig\w{0,3}|autorisier\w{0,3}|ermächtig\w{0,3}|einverstanden|erlaubnis|zustimmung)\b"
     r"|\b(?:autoris\w{0,4}|permet\w{0,3}|permis|permission|consent\w{0,4}|autoriz\w{0,5}|permit\w{0,4}|permiso|permissão|consentimento|autorizz\w{0,5}|consent\w{0,4}|permesso)\b"
     r"|\b(?:toestemming|staat\b.{0,30}\btoe|machtig\w{0,3}|pozwal\w{0,3}|pozwoli\w{0,3}|zezwal\w{0,3}|upoważni\w{0,3}|zgod[ayę])\b"
     r"|разреш\w{0,4}|позвол\w{0,4}|дозвол\w{0,4}|уполномоч\w{0,4}|\b(?:izin\w{0,4}|yetki\w{0,4}|tillåt\w{0,3}|tillad\w{0,3}|tillat\w{0,3}|sallii|salli\w{0,3}|lupa\w{0,3}"
     r"|povol\w{0,4}|svolení|engedély\w{0,4}|engedi|permite|permisiune|mengizinkan|izinkan|memperbolehkan|cho phép|ruhusu\w{0,3}|pinapayagan)\b"
+    r"|дазвал\w{0,4}|дазвол\w{0,4}|позволява|разрешава|dopušta|dopusti\w{0,3}|dovoli\w{0,2}|povoľuje|leidžia|atļauj|lubab|permet"
+    r"|membenarkan|اجازت|அனுமதி|అనుమతి|परवानगी"
     r"|επιτρέπ\w{0,3}|εξουσιοδοτ\w{0,4}|يسمح|تسمح|سمح|أذن|اجازه|מרשה|הרשה|מאשר|अनुमति|อนุญาต|允许|允許|授权|授權|准许|同意|許可|承認|허락|허용|권한|অনুমতি"
 )
 # Without asking or confirming:
 _WITHOUT_ASKING = (
     r"\b(?:with )?no (?:confirmation|approval|permission|questions?)(?: step| asked| needed| required)?\b|\bwithout (?:asking|questions?|double-checking)\b"
+    r"|\bwithout (?:asking|confirmation|confirming|permission|approval|checking|consent|warning|review|the user's (?:consent|approval|permission))\b"
     r"|\bsin (?:pedir|solicitar|preguntar|consultar|confirmación|confirmacion|permiso|autorización|hacer preguntas)\b"
     r"|\bsem (?:pedir|solicitar|perguntar|confirmação|confirmacao|permissão|autorização)\b"
     r"|\bsans (?:demander|solliciter|confirmation|autorisation|permission|poser de questions|me demander|lui demander|nous demander|l'accord)\b"
@@ -445,6 +450,18 @@ _WITHOUT_ASKING = (
     r"|確認(?:なし|せず|を求めず|不要)|(?:許可|承認)(?:なし|を得ず|不要)|(?:聞か|尋ね)ずに|(?:확인|허락|승인|동의)\s?(?:없이|받지 않고)|(?:묻지|물어보지) 않고"
     r"|không cần (?:hỏi|xác nhận|xin phép)|\bmà không (?:hỏi|xác nhận)|\btanpa (?:bertanya|konfirmasi|izin|persetujuan|meminta)\b|โดยไม่(?:ต้อง)?(?:ถาม|ยืนยัน|ขออนุญาต)"
     r"|\bbila (?:kuuliza|idhini|ruhusa|kuthibitisha)\b|\bnang hindi (?:nagtatanong|humihingi)|জিজ্ঞাসা না করে|অনুমতি ছাড়া"
+    r"|без (?:пацвярджэнн|пытанн|дазвол|потвърждени|питане|разрешени|потврд|питањ)\w{0,3}|\bbez (?:potvrdenia|pýtania|pitanja|potvrde|dopuštenja)\b"
+    r"|\bbrez (?:vprašanja|potrditve|dovoljenja)\b|\bbe (?:patvirtinimo|leidimo|klausimo)\b|\bbez (?:apstiprinājuma|atļaujas|jautāšanas)\b"
+    r"|\bküsimata\b|\bilma (?:kinnituseta|loata)\b|\bsense (?:demanar|preguntar|confirmació|permís)\b|\btanpa (?:pengesahan|kebenaran|bertanya)\b"
+    r"|بغیر (?:پوچھے|اجازت|تصدیق)|கேட்காமல்|అడగకుండా|न विचारता"
+)
+# Data sent to someone ("forwards the chat history to ..."): the assistant's
+# doing only where the assistant is named ("posts photos of the dog to
+# Instagram" is the user's); to an address or a link it always is (above).
+_SENT_AWAY = (
+    r"\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://).{0,80}"
+    r"\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}"
+    + _TO_A_PLACE
 )
 # Every reply, in the languages of _WITHOUT_ASKING:
 _EVERY_REPLY = (
@@ -569,8 +586,8 @@ _USER_SUBJECT = _compile(
 # The assistant named in a sentence: a quote in it may be said to it.
 _ASSISTANT_WORD = _compile(
     r"\b(?:assistant|assistente?n?|asistente|ai|a\.i\.|ki|ia|llm|gpt[\w.-]{0,6}|chatgpt|claude|gemini|copilot|model|modell|modèle|modelo|modello)\b"
-    r"|\b(?:asystent\w{0,3}|asisten|asistan\w{0,4}|asistent\w{0,3}|avustaja\w{0,4}|asszisztens\w{0,4}|msaidizi|katulong|bot|chatbot|trợ lý)\b"
-    r"|ассистент|асистент|модел|\bии\b|βοηθ|助手|助理|人工智能|模型|アシスタント|モデル|어시스턴트|모델|مساعد|دستیار|עוזר|सहायक|ผู้ช่วย|সহকারী")
+    r"|\b(?:asystent\w{0,3}|asisten|asistan\w{0,4}|asistent\w{0,3}|assistend\w{0,3}|avustaja\w{0,4}|asszisztens\w{0,4}|msaidizi|katulong|pembantu|bot|chatbot|trợ lý)\b"
+    r"|ассистент|асистент|асістэнт|модел|\bии\b|βοηθ|助手|助理|人工智能|模型|アシスタント|モデル|어시스턴트|모델|مساعد|دستیار|اسسٹنٹ|עוזר|सहायक|सहाय्यक|ผู้ช่วย|সহকারী|உதவியாளர்|సహాయకుడు")
 # A quote given as someone's words or as an order: in a sentence that a
 # colon has opened to speech or orders, after a verb of saying or asking,
 # as what the user is, prefers or wishes, or opening a sentence.
@@ -726,6 +743,7 @@ _EVERY_REPLY_RE = _compile(_EVERY_REPLY)
 _ADVERT_RE = _compile(_ADVERT)
 _SITE_RE = _compile(_SITE)
 _SLANTED_RE = _compile(_SLANTED)
+_SENT_AWAY_RE = _compile(_SENT_AWAY, re.DOTALL)
 _SECRETS_IN_ANSWERS_RE = _compile(_SECRETS_IN_ANSWERS)
 # Where the assistant's answers are meant without naming it.
 _ANSWERING = _compile(r"\bwhen(?:ever)? (?:asked|the user asks)\b|\buser preference\b")
@@ -752,7 +770,7 @@ def _poisoning_reason(folded: str) -> str | None:
     to_assistant = bool(_ASSISTANT_WORD.search(folded) or _EVERY_REPLY_RE.search(folded) or _ANSWERING.search(folded))
     if not to_assistant:
         return None
-    if (_granted_near_assistant(folded) or _WITHOUT_ASKING_RE.search(folded) or _ADVERT_RE.search(folded)
+    if (_granted_near_assistant(folded) or _WITHOUT_ASKING_RE.search(folded) or _ADVERT_RE.search(folded) or _SENT_AWAY_RE.search(folded)
             or _SLANTED_RE.search(folded) or (_EVERY_REPLY_RE.search(folded) and _SITE_RE.search(folded))):
         return "grants the assistant powers or sends data away"
     return None
