@@ -423,7 +423,7 @@ _CONSENT = (
     r"\b(?:authori[sz]\w{0,5}|allow\w{0,3}|permit\w{0,4}|consent(?:s|ed|ing)?|lets)\b(?=.{0,60}\bto\b)"
     r"|\b(?:consent|permission|go-ahead|carte blanche|free rein|blanket approval)\s(?:for|to)\b"
     r"|\b(?:erlaub\w{0,3}|gestatt\w{0,3}|berechtig\w{0,3}|autorisier\w{0,3}|ermächtig\w{0,3}|einverstanden|erlaubnis|zustimmung)\b"
-    r"|\b(?:autoris\w{0,4}|permet\w{0,3}|permis|permission|consent\w{0,4}|autoriz\w{0,5}|permit\w{0,4}|permiso|permissão|consentimento|autorizz\w{0,5}|consent\w{0,4}|permesso)\b"
+    r"|\b(?:autoris\w{0,4}|permet\w{0,3}|permis|consentement|consenti|autoriz\w{0,5}|permite\w{0,2}|permiso|permissão|consentimento|autorizz\w{0,5}|consente|permesso)\b"
     r"|\b(?:toestemming|staat\b.{0,30}\btoe|machtig\w{0,3}|pozwal\w{0,3}|pozwoli\w{0,3}|zezwal\w{0,3}|upoważni\w{0,3}|zgod[ayę])\b"
     r"|разреш\w{0,4}|позвол\w{0,4}|дозвол\w{0,4}|уполномоч\w{0,4}|\b(?:izin\w{0,4}|yetki\w{0,4}|tillåt\w{0,3}|tillad\w{0,3}|tillat\w{0,3}|sallii|salli\w{0,3}|lupa\w{0,3}"
     r"|povol\w{0,4}|svolení|engedély\w{0,4}|engedi|permite|permisiune|mengizinkan|izinkan|memperbolehkan|cho phép|ruhusu\w{0,3}|pinapayagan)\b"
