@@ -586,7 +586,7 @@ _USER_SUBJECT = _compile(
 # The assistant named in a sentence: a quote in it may be said to it.
 _ASSISTANT_WORD = _compile(
     r"\b(?:assistant|assistente?n?|asistente|ai|a\.i\.|ki|ia|llm|gpt[\w.-]{0,6}|chatgpt|claude|gemini|copilot|model|modell|modèle|modelo|modello)\b"
-    r"|\b(?:asystent\w{0,3}|asisten|asistan\w{0,4}|asistent\w{0,3}|assistend\w{0,3}|avustaja\w{0,4}|asszisztens\w{0,4}|msaidizi|katulong|pembantu|bot|chatbot|trợ lý)\b"
+    r"|\b(?:asystent\w{0,3}|asisten|asistan\w{0,4}|asistent\w{0,3}|assistend\w{0,3}|avustaja\w{0,4}|asszisztens\w{0,4}|msaidizi|katulong|pembantu|trợ lý)\b"
     r"|ассистент|асистент|асістэнт|модел|\bии\b|βοηθ|助手|助理|人工智能|模型|アシスタント|モデル|어시스턴트|모델|مساعد|دستیار|اسسٹنٹ|עוזר|सहायक|सहाय्यक|ผู้ช่วย|সহকারী|உதவியாளர்|సహాయకుడు")
 # A quote given as someone's words or as an order: in a sentence that a
 # colon has opened to speech or orders, after a verb of saying or asking,
