@@ -1,6 +1,6 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # fresh3 held-out set (the reported one)
+    python benchmarks/safety_report.py                 # fresh3: read in the third round, now tune material
     python benchmarks/safety_report.py --split fresh2  # the second held-out set, now tuned on too
     python benchmarks/safety_report.py --split fresh   # the first held-out set, now tuned on too
     python benchmarks/safety_report.py --split tune    # the corpora the patterns were tuned on
@@ -29,7 +29,8 @@ then read, so it is tune material too. The ``fresh3`` split
 none of the others used (PyRIT's jailbreak templates and system-prompt
 extraction seeds, LoCoMo's observations, Faker's ids, cards, IBANs, hashes and
 numbers) plus our own cases in some 30 languages, committed before the round
-that tuned on fresh2 changed any filter, and is the one reported untouched. Sources and licences: docs/safety.md. Before the fresh
+that tuned on fresh2 changed any filter; its failures were read in the third
+false-positive round, so it is tune material too. Sources and licences: docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
 (``--split tune-even`` / ``tune-odd``, the old "tune" and "held-out" halves).
 
@@ -183,7 +184,7 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=SPLITS, default="fresh3",
-                        help="fresh3: the held-out set (reported); fresh2, fresh and tune: what the filters were tuned on")
+                        help="fresh3, fresh2, fresh and tune: what the filters were tuned on (fresh3 read in the third round)")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",
