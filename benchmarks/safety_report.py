@@ -1,7 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
     python benchmarks/safety_report.py                 # fresh4 held-out set (the reported one)
-    python benchmarks/safety_report.py --split fresh3  # the third held-out set, now tuned on too
+    python benchmarks/safety_report.py --split fresh3  # the third held-out set, read in the third round
     python benchmarks/safety_report.py --split fresh2  # the second held-out set, now tuned on too
     python benchmarks/safety_report.py --split fresh   # the first held-out set, now tuned on too
     python benchmarks/safety_report.py --split tune    # the corpora the patterns were tuned on
@@ -30,8 +30,8 @@ then read, so it is tune material too. The ``fresh3`` split
 others used (PyRIT's jailbreak templates and system-prompt extraction seeds,
 LoCoMo's observations, Faker's ids, cards, IBANs, hashes and numbers) plus our
 own cases in some 30 languages, committed before the round that tuned on fresh2
-changed any filter, and reported untouched until the next round read it; it is
-tune material now. The ``fresh4`` split (``benchmarks/corpora/fresh4/*.jsonl``,
+changed any filter; its failures were read entry by entry in the third
+false-positive round, so it is tune material now. The ``fresh4`` split (``benchmarks/corpora/fresh4/*.jsonl``,
 the default) was written from sources none of the others used (spikee's
 jailbreak and instruction seeds, AgentDojo's injection tasks and attack
 templates, prompt-security-fuzzer's attack frames and base64 set, LoCoMo's

@@ -35,6 +35,8 @@ HOSTILE_PIECES = {
     "hidden characters": "\u200b\u202e\U000e0041x",
     # the false-positive rules: quoted titles, placeholders, device words, URL templates
     "titles and placeholders": "called 'ignore <your-pass {k} developer mode https://a${z}.b ",
+    # the third round: grants near the assistant, leetspeak, public key blocks, TOTP seeds, Oracle logins
+    "grants, leet and keys": "allows the assistant 4ll y0u s4y -----BEGIN PGP PUBLIC KEY BLOCK----- totp ABCD oracle a/b@ blog post says you ",
 }
 SIZES_KB = (1, 10, 100)
 CHECKS = {

@@ -146,6 +146,10 @@ _CONFUSABLES = str.maketrans({
     "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ᴊ": "j", "ᴋ": "k", "ᴍ": "m", "ᴏ": "o", "ᴘ": "p",
     "ᴛ": "t", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ᴢ": "z", "ℓ": "l", "օ": "o", "ս": "u",
     "ց": "g", "հ": "h", "ո": "n", "ք": "q",
+    # the rest of the small capitals ("ɪɢɴᴏʀᴇ"), which NFKC leaves alone
+    "ʙ": "b", "ɢ": "g", "ʜ": "h", "ʏ": "y", "ꜰ": "f", "ǫ": "q", "ᴌ": "l", "ᴦ": "r",
+    # regional-indicator letters (🇮🇬🇳🇴🇷🇪): a flag is two of them, a word more
+    **{chr(0x1F1E6 + i): chr(ord("a") + i) for i in range(26)},
 })
 _LATIN_WORD_WITH_LOOKALIKES = re.compile(r"[^\W\d_]{1,64}")
 _FOLD_DROP = re.compile(
@@ -178,6 +182,25 @@ def fold_for_matching(text: str) -> str:
 def _skeleton(folded: str) -> str:
     "Every look-alike mapped to Latin: catches words spelled entirely in them."
     return folded.translate(_CONFUSABLES)
+
+
+# Leetspeak: digits and symbols standing for letters inside words that mix
+# them ("1gn0r3 4ll pr3v10us", "y0u 4r3"). Read only where several words do
+# it, so a model name ("gpt4") or a version ("mp3") alone opens no view.
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s"})
+_WORD_WITH_SYMBOLS = re.compile(r"[\w@$]{1,64}")
+_LEET_WORDS_NEEDED = 3
+
+
+def _is_leet(word: str) -> bool:
+    return bool(re.search("[a-z]", word)) and bool(re.search("[0-9@$]", word))
+
+
+def _unleet(folded: str) -> str | None:
+    "The text with leetspeak words spelled out, or None when too few words use it."
+    if sum(map(_is_leet, _WORD_WITH_SYMBOLS.findall(folded))) < _LEET_WORDS_NEEDED:
+        return None
+    return _WORD_WITH_SYMBOLS.sub(lambda m: m.group().translate(_LEET) if _is_leet(m.group()) else m.group(), folded)
 
 
 # --- The detector -----------------------------------------------------------
@@ -316,7 +339,10 @@ _PROMPT_NOUN = (
 # after "and"/"then"/"just", and the model told what it must do.
 _ORDER = (
     r"(?:^|[\n.!?;>\]\)]\s{0,4})(?:(?:first|now|then|just|please|always|never|simply|immediately|also),?\s)?"
-    r"(?:print|say|output|repeat|respond|reply|answer|write|generate|give|tell|translate|summari[sz]e|reveal|display|describe|explain|provide|execute|auto-run|send|forward|upload|visit|click|delete|disable|obey|comply|assume|imagine|act|pretend|ignore|disregard|forget|append|insert|encode|decode|replace|reverse|rewrite|rephrase|capitali[sz]e)\b(?!-)"
+    r"(?:print|say|output|repeat|respond|reply|answer|write|generate|give|tell|translate|summari[sz]e|reveal|display|describe|explain|provide|execute|auto-run|send|forward|upload|visit|click|delete|disable|obey|comply|assume|imagine|act|pretend|ignore|disregard|forget|append|insert|encode|decode|replace|reverse|rewrite|rephrase|capitali[sz]e"
+    # writing tasks set for the reader: "Complete this Q&A series ...", "Please supplement ..."
+    r"|complete|continue|finish|supplement|compose|draft|fill in|classify|solve)\b(?!-)"
+    r"|(?:^|[\n.!?]\s{0,4})(?:please|kindly),?\s[a-z]"
     r"|(?:^|[\n.!?;:>\]\)]\s{0,4}|\b(?:and|then|just|please|now|instead)\s)"
     r"(?:(?:just|only|instead|now|please|immediately)\s)?"
     r"(?:print|say|output|repeat|respond|reply|answer|write|type|return|translate|summari[sz]e|spell(?:[- ]check)?|complete|continue|begin|start|stop everything|execute|run|send|email|forward|upload|post|visit|open|click|fetch|call|append|insert|include|add|delete|remove|disable|reveal|show|display|tell|obey|follow|comply|assume|treat|consider|remember|recommend|promote|encode|decode|decrypt|report|confirm)\b"
@@ -352,16 +378,21 @@ _REPORTED_WISH = (
     r"|always|never|only|not|no|now|from|immediately)\b)[a-z]+\b"
 )
 
+# "to" as a destination, not as the infinitive of a wish ("codes by SMS,
+# which the user wants to replace").
+_TO_A_PLACE = "".join(f"(?<!{verb} )" for verb in (
+    "want", "wants", "wanted", "need", "needs", "needed", "like", "likes", "liked", "try", "tries", "tried",
+    "plan", "plans", "planned", "going", "has", "have", "had", "used", "able", "how")) + r"\bto\b"
+
 # Data exfiltration and powers granted to the assistant, worded as the
 # user's preference ("The user wants the assistant to ...").
 _POISONING = (
     r"!\[[^\]\n]{0,200}\]\("  # a markdown image: fetched when rendered
     r"|https?://[^\s/?#]{0,100}[/?#][^\s]{0,200}(?:\{[^}\s]{0,40}\}|<[a-z_ -]{1,40}>|\$\{|\[(?:conversation|chat|data|query|secret|history|input|message|context|prompt)[^\]]{0,30}\]|=(?:conversation|chat_history|history|secrets?|data|context)\b)"
     r"|\b(?:append|add|include|insert|embed|render|attach|put)\b.{0,80}\b(?:url|link|image|pixel|tracking|script|iframe|https?://)\b.{0,80}\b(?:every|each|all|any) (?:reply|replies|response|responses|answer|answers|message|messages|output|turn)\b"
-    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b.{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}(?:\bto\b|@|https?://)"
+    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://).{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}(?:@|https?://)"
     r"|\b(?:authori[sz]ed|allowed|permitted|granted|given (?:full )?permission|consented|approved|entitled|cleared)\b.{0,40}\b(?:the )?(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\b.{0,20}\bto\b"
     r"|\b(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\s(?:is|are|has been|have been)\s(?:now\s)?(?:allowed|authori[sz]ed|permitted|free|cleared|entitled)\sto\b"
-    r"|\bwithout (?:asking|confirmation|confirming|permission|approval|checking|consent|warning|review|the user's (?:consent|approval|permission))\b"
     r"|\b(?:not|never|no longer|without) (?:to )?(?:ask|asking|needing|requiring|seeking|request|requesting) (?:for |the user's )?(?:confirmation|permission|approval|consent)\b|\bpre-?approved\b"
     r"|\bnever (?:warns?|warning|tells?|informs?|notif\w+|alerts?)\b.{0,40}\b(?:user|them|him|her|risks?|security|danger)\b"
     r"|\b(?:run|execute|perform|carry out)\b.{0,20}\b(?:any|all|arbitrary|every)\b.{0,20}\b(?:shell |terminal |system )?(?:commands?|code|scripts?|actions?|transactions?|payments?|transfers?)\b"
@@ -381,6 +412,90 @@ _POISONING = (
     r"|\b(?:disabl\w{1,3}|turn\w{0,3} off|switch\w{0,3} off|remov\w{1,3})\b.{0,30}\b(?:content filtering|safety filtering|censorship|content checks?)\b"
     r"|\bjavascript:(?!\s)|\bsystem\s?\(?\s?[\"'](?:touch|rm|cat|curl|wget|ls|sh|bash|nc)\b"
 )
+
+# Poisoning worded in other ways and other languages. Each of these reads
+# as poisoning only in a text that names the assistant (_ASSISTANT_WORD):
+# "ohne zu fragen" alone is an ordinary phrase.
+# Consent or permission granted ("the user authorises the assistant to ..."):
+_CONSENT = (
+    # English: a grant with the infinitive it grants ("allows the assistant to"),
+    # or a noun of consent given for it ("standing consent for the assistant")
+    r"\b(?:authori[sz]\w{0,5}|allow\w{0,3}|permit\w{0,4}|consent(?:s|ed|ing)?|lets)\b(?=.{0,60}\bto\b)"
+    r"|\b(?:consent|permission|go-ahead|carte blanche|free rein|blanket approval)\s(?:for|to)\b"
+    r"|\b(?:erlaub\w{0,3}|gestatt\w{0,3}|berechtig\w{0,3}|autorisier\w{0,3}|ermächtig\w{0,3}|einverstanden|erlaubnis|zustimmung)\b"
+    r"|\b(?:autoris\w{0,4}|permet\w{0,3}|permis|consentement|consenti|autoriz\w{0,5}|permite\w{0,2}|permiso|permissão|consentimento|autorizz\w{0,5}|consente|permesso)\b"
+    r"|\b(?:toestemming|staat\b.{0,30}\btoe|machtig\w{0,3}|pozwal\w{0,3}|pozwoli\w{0,3}|zezwal\w{0,3}|upoważni\w{0,3}|zgod[ayę])\b"
+    r"|разреш\w{0,4}|позвол\w{0,4}|дозвол\w{0,4}|уполномоч\w{0,4}|\b(?:izin\w{0,4}|yetki\w{0,4}|tillåt\w{0,3}|tillad\w{0,3}|tillat\w{0,3}|sallii|salli\w{0,3}|lupa\w{0,3}"
+    r"|povol\w{0,4}|svolení|engedély\w{0,4}|engedi|permite|permisiune|mengizinkan|izinkan|memperbolehkan|cho phép|ruhusu\w{0,3}|pinapayagan)\b"
+    r"|дазвал\w{0,4}|дазвол\w{0,4}|позволява|разрешава|dopušta|dopusti\w{0,3}|dovoli\w{0,2}|povoľuje|leidžia|atļauj|lubab|permet"
+    r"|membenarkan|اجازت|அனுமதி|అనుమతి|परवानगी"
+    r"|επιτρέπ\w{0,3}|εξουσιοδοτ\w{0,4}|يسمح|تسمح|سمح|أذن|اجازه|מרשה|הרשה|מאשר|अनुमति|อนุญาต|允许|允許|授权|授權|准许|同意|許可|承認|허락|허용|권한|অনুমতি"
+)
+# Without asking or confirming:
+_WITHOUT_ASKING = (
+    r"\b(?:with )?no (?:confirmation|approval|permission|questions?)(?: step| asked| needed| required)?\b|\bwithout (?:asking|questions?|double-checking)\b"
+    r"|\bwithout (?:asking|confirmation|confirming|permission|approval|checking|consent|warning|review|the user's (?:consent|approval|permission))\b"
+    r"|\bsin (?:pedir|solicitar|preguntar|consultar|confirmación|confirmacion|permiso|autorización|hacer preguntas)\b"
+    r"|\bsem (?:pedir|solicitar|perguntar|confirmação|confirmacao|permissão|autorização)\b"
+    r"|\bsans (?:demander|solliciter|confirmation|autorisation|permission|poser de questions|me demander|lui demander|nous demander|l'accord)\b"
+    r"|\bohne (?:\w+ ){0,2}(?:nachzufragen|zu fragen|rückfrage|rückzufragen|bestätigung|erlaubnis|zustimmung|genehmigung|nachfrage)\b"
+    r"|\bsenza (?:chiedere|domandare|conferma|permesso|autorizzazione)\b|\bzonder (?:te vragen|na te vragen|toestemming|bevestiging|overleg)\b"
+    r"|\bbez (?:pytania|pytań|potwierdzenia|zgody|pozwolenia|ptaní|potvrzení|svolení|dotazu)\b"
+    r"|без (?:подтвержд|разрешени|согласи|спрос|вопрос|уточнени|запрос|підтвердж|дозвол|згод)\w{0,4}|не (?:спрашивая|задавая вопросов|уточняя|запрашивая|питаючи)"
+    r"|(?:onay|izin|teyit)\w{0,4} (?:almadan|istemeden|sormadan)|\bsormadan\b|\butan (?:att fråga|bekräftelse|tillstånd|godkännande)\b"
+    r"|\b(?:uden at spørge|uten å spørre|uden (?:bekræftelse|tilladelse)|uten (?:bekreftelse|tillatelse))\b|\bkysymättä\b|\bilman (?:vahvistusta|lupaa|kysymättä)\b"
+    r"|(?:megkérdezés|jóváhagyás|engedély|megerősítés)\w{0,4} nélkül|χωρίς (?:να ρωτ|επιβεβαίωση|άδεια|έγκριση)|\bfără (?:a cere|a întreba|confirmare|permisiune|aprobare)\b"
+    r"|(?:دون|بدون) (?:تأكيد|إذن|سؤال|موافقة|اجازه|تأیید|پرسیدن)|בלי (?:לשאול|אישור|רשות)|ללא (?:אישור|רשות)|बिना (?:पूछे|अनुमति|पुष्टि)|(?:पूछे|अनुमति) के बिना"
+    r"|无需(?:确认|询问|许可|同意|批准)|無需(?:確認|詢問|許可)|不(?:用|必|需要?)(?:确认|確認|询问|詢問|征求|请示)|未经(?:确认|同意|许可)|未經(?:確認|同意)"
+    r"|確認(?:なし|せず|を求めず|不要)|(?:許可|承認)(?:なし|を得ず|不要)|(?:聞か|尋ね)ずに|(?:확인|허락|승인|동의)\s?(?:없이|받지 않고)|(?:묻지|물어보지) 않고"
+    r"|không cần (?:hỏi|xác nhận|xin phép)|\bmà không (?:hỏi|xác nhận)|\btanpa (?:bertanya|konfirmasi|izin|persetujuan|meminta)\b|โดยไม่(?:ต้อง)?(?:ถาม|ยืนยัน|ขออนุญาต)"
+    r"|\bbila (?:kuuliza|idhini|ruhusa|kuthibitisha)\b|\bnang hindi (?:nagtatanong|humihingi)|জিজ্ঞাসা না করে|অনুমতি ছাড়া"
+    r"|без (?:пацвярджэнн|пытанн|дазвол|потвърждени|питане|разрешени|потврд|питањ)\w{0,3}|\bbez (?:potvrdenia|pýtania|pitanja|potvrde|dopuštenja)\b"
+    r"|\bbrez (?:vprašanja|potrditve|dovoljenja)\b|\bbe (?:patvirtinimo|leidimo|klausimo)\b|\bbez (?:apstiprinājuma|atļaujas|jautāšanas)\b"
+    r"|\bküsimata\b|\bilma (?:kinnituseta|loata)\b|\bsense (?:demanar|preguntar|confirmació|permís)\b|\btanpa (?:pengesahan|kebenaran|bertanya)\b"
+    r"|بغیر (?:پوچھے|اجازت|تصدیق)|கேட்காமல்|అడగకుండా|न विचारता"
+)
+# Data sent to someone ("forwards the chat history to ..."): the assistant's
+# doing only where the assistant is named ("posts photos of the dog to
+# Instagram" is the user's); to an address or a link it always is (above).
+_SENT_AWAY = (
+    r"\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://).{0,80}"
+    r"\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}"
+    + _TO_A_PLACE
+)
+# Every reply, in the languages of _WITHOUT_ASKING:
+_EVERY_REPLY = (
+    r"\b(?:every|each|all|any)(?: \w+)? (?:answers?|repl(?:y|ies)|responses?|messages?|recommendations?|outputs?)\b|\bwhatever (?:they|the user|he|she) asks?\b|\bregardless of the (?:question|topic)\b"
+    r"|\bjede[rnms]? (?:\w+ )?(?:antwort|nachricht|empfehlung)|\ballen antworten\b|\bchaque (?:réponse|message|recommandation)|\btoutes (?:les|ses) réponses"
+    r"|\bcada (?:respuesta|resposta|mensaje|mensagem|recomendación)|\btodas (?:las|as) (?:respuestas|respostas)|\bogni (?:risposta|messaggio)|\btutte le risposte"
+    r"|\belk(?:e)? (?:antwoord|reactie|bericht)|\bkażd\w{1,3} odpowied\w{1,4}|кажд\w{1,3} (?:ответ|сообщени|рекомендаци|відповід)\w{0,3}|(?:всех|всіх) (?:ответах|відповідях)"
+    r"|\bher (?:cevap|yanıt|mesaj)|\b(?:varje|hvert|hver) svar\b|\bjokai\w{1,5} vastau\w{1,4}|\bkažd\w{1,3} odpověd\w{0,3}|\bminden válasz\w{0,3}|κάθε απάντηση|\bfiecare răspuns"
+    r"|كل (?:رد|إجابة)|כל תשובה|हर (?:जवाब|उत्तर)|هر پاسخ|每(?:个|條|条|次|一个)?(?:回答|回复|回覆|答复|推荐)|所有(?:回答|回复)|(?:すべて|全て)の(?:回答|返信|応答)|毎回|모든 (?:답변|응답|대답)"
+    r"|\bmọi câu trả lời|\bsetiap (?:jawaban|balasan)|ทุกคำตอบ|\bkila jibu|\bbawat sagot|প্রতিটি উত্তর"
+)
+# Advertising: referral, affiliate and promo codes or links to put in replies.
+_ADVERT = (
+    r"\b(?:referral|affiliate|partner|promo(?:tional)?|coupon|discount|sponsor(?:ed)?|tracking)[ -]?(?:codes?|links?|ids?|urls?|tags?)\b"
+    r"|\b(?:partner|empfehlungs|gutschein|affiliate|werbe)-?(?:code|link)s?\b|\b(?:code de parrainage|code promo|lien (?:d'|de )?affiliat\w{1,3}|lien sponsorisé)"
+    r"|\b(?:código (?:de )?(?:referido|referencia|indicação|promocional|afiliado)|enlace de afiliado|link de afiliado|codice (?:di )?(?:invito|sconto|promozionale|referral)|link di affiliazione)"
+    r"|реферальн\w{1,3}|партнёрск\w{1,3} (?:ссылк|код)|партнерск\w{1,3} (?:ссылк|код)|промокод|\bkod (?:polecający|rabatowy|promocyjny)|\b(?:referans|davet|indirim) kodu"
+    r"|推荐码|推薦碼|邀请码|邀請碼|推广链接|推廣連結|返利链接|优惠码|優惠碼|联盟链接|アフィリエイト|紹介コード|招待コード|クーポンコード|추천 ?코드|추천인 코드|제휴 링크|할인 코드"
+)
+# A link to a named site: in every reply, it is an advertisement or a leak.
+_SITE = r"https?://|\bwww\.|\b[\w-]{2,40}\.(?:com|net|org|io|example|shop|store|xyz|info|biz|co|app|site|online|ru|de|cn|fr)\b"
+# The assistant told to put the user's secrets into its replies (it names
+# the answers itself), to hide risks, or to praise one seller and run down
+# the others.
+_SECRETS_IN_ANSWERS = (
+    r"\b(?:answers?|repl(?:y|ies)|responses?|outputs?|assistant|ai|model|bot|agent)\b.{0,40}\b(?:include|contain|show|list|print|display|reveal|embed|paste|read|post)\w{0,3}\b.{0,40}"
+    r"\b(?:their|his|her|the user's|my|our|current|actual|real|stored|saved|live|production)\s(?:\w+\s)?(?:api keys?|passwords?|credentials|secrets|tokens|private keys?|ssh keys?|environment variables|env vars)\b"
+)
+_SLANTED = (
+    r"\bnever (?:mention|disclose|discuss|bring up|warn about|talk about|point out)\w{0,3}\b.{0,20}\b(?:the |any )?(?:risks?|downsides?|fees|side effects|dangers?|drawbacks|losses|alternatives)\b"
+    r"|\b(?:calls?|describes?|labels?|paints?|portrays?|presents?)\b.{0,20}\b(?:competitors?|competing|rivals?|rival)\b.{0,40}\b(?:unsafe|dangerous|inferior|bad|worse|scams?|unreliable|poor|illegal)\b"
+    r"|\b(?:rates?|ranks?|reviews?|scores?)\b.{0,20}\b(?:any|every|all|each)\b.{0,40}\b(?:five|5|ten|10) stars?\b"
+)
+
 
 # Role markers and chat-template tags: never part of a fact.
 _ROLE_WORDS = (
@@ -471,7 +586,8 @@ _USER_SUBJECT = _compile(
 # The assistant named in a sentence: a quote in it may be said to it.
 _ASSISTANT_WORD = _compile(
     r"\b(?:assistant|assistente?n?|asistente|ai|a\.i\.|ki|ia|llm|gpt[\w.-]{0,6}|chatgpt|claude|gemini|copilot|model|modell|modèle|modelo|modello)\b"
-    r"|ассистент|модел|\bии\b|助手|助理|人工智能|模型|アシスタント|モデル|어시스턴트|모델|مساعد|עוזר")
+    r"|\b(?:asystent\w{0,3}|asisten|asistan\w{0,4}|asistent\w{0,3}|assistend\w{0,3}|avustaja\w{0,4}|asszisztens\w{0,4}|msaidizi|katulong|pembantu|trợ lý)\b"
+    r"|ассистент|асистент|асістэнт|модел|\bии\b|βοηθ|助手|助理|人工智能|模型|アシスタント|モデル|어시스턴트|모델|مساعد|دستیار|اسسٹنٹ|עוזר|सहायक|सहाय्यक|ผู้ช่วย|সহকারী|உதவியாளர்|సహాయకుడు")
 # A quote given as someone's words or as an order: in a sentence that a
 # colon has opened to speech or orders, after a verb of saying or asking,
 # as what the user is, prefers or wishes, or opening a sentence.
@@ -536,7 +652,7 @@ def _mentions_removed(folded: str) -> str:
         text = _mentioned_quotes_removed(text)
         if not _DISCLOSE.search(text):
             text = _PROMPT_NOUN_RE.sub(" ", text)
-    return _REPORTED_WISH_RE.sub("the user wants ", text)
+    return _REPORTED_WISH_RE.sub("the user wants ", _reported_you_removed(text))
 
 
 # Placeholders in templates ("<your-password-here>", "{{your_name}}") are not said to anyone.
@@ -597,6 +713,9 @@ def _views(folded: str) -> list[str]:
     joined = _INNER_PUNCTUATION.sub("", folded)  # "i-nstruction", "m----ssage"
     if joined != folded:
         views.append(joined)
+    spelled = _unleet(folded)
+    if spelled:
+        views.append(spelled)
     return views
 
 
@@ -618,10 +737,65 @@ def _pattern_reason(folded: str) -> str | None:
     return None
 
 
+_CONSENT_RE = _compile(_CONSENT)
+_WITHOUT_ASKING_RE = _compile(_WITHOUT_ASKING)
+_EVERY_REPLY_RE = _compile(_EVERY_REPLY)
+_ADVERT_RE = _compile(_ADVERT)
+_SITE_RE = _compile(_SITE)
+_SLANTED_RE = _compile(_SLANTED)
+_SENT_AWAY_RE = _compile(_SENT_AWAY, re.DOTALL)
+_SECRETS_IN_ANSWERS_RE = _compile(_SECRETS_IN_ANSWERS)
+# Where the assistant's answers are meant without naming it.
+_ANSWERING = _compile(r"\bwhen(?:ever)? (?:asked|the user asks)\b|\buser preference\b")
+_NEAR = 60  # characters between a grant and the assistant it is given to
+
+
+def _granted_near_assistant(folded: str) -> bool:
+    "A word of consent within a few words of the assistant, in either order."
+    for grant in _CONSENT_RE.finditer(folded):
+        window = folded[max(0, grant.start() - _NEAR):grant.end() + _NEAR]
+        if _ASSISTANT_WORD.search(window):
+            return True
+    return False
+
+
+def _poisoning_reason(folded: str) -> str | None:
+    """Memory poisoning worded as a preference in other words or other
+    languages: consent or "without asking" granted to the assistant, an
+    advert or a named site in every reply, secrets put into answers, risks
+    kept quiet, one seller praised. Each needs the assistant or its answers
+    named, so the same words in a fact about people stay facts."""
+    if _SECRETS_IN_ANSWERS_RE.search(folded):
+        return "grants the assistant powers or sends data away"
+    to_assistant = bool(_ASSISTANT_WORD.search(folded) or _EVERY_REPLY_RE.search(folded) or _ANSWERING.search(folded))
+    if not to_assistant:
+        return None
+    if (_granted_near_assistant(folded) or _WITHOUT_ASKING_RE.search(folded) or _ADVERT_RE.search(folded) or _SENT_AWAY_RE.search(folded)
+            or _SLANTED_RE.search(folded) or (_EVERY_REPLY_RE.search(folded) and _SITE_RE.search(folded))):
+        return "grants the assistant powers or sends data away"
+    return None
+
+
+# Generic "you" in what a text says ("a blog post explaining why you should
+# never commit .env files", "the README says to replace sk-... with your own
+# key"): the reader of that text, not the model. After a text named as
+# saying something, the rest of its sentence is reported content.
+_REPORTED_CONTENT = re.compile(
+    r"\b(?:blog(?: post)?|post|article|readme|book|guide|video|talk|docs|documentation|paper|tutorial|thread|newsletter|course|slides?|chapter|essay|column|podcast)\b"
+    r"[^.!?\n]{0,40}?\b(?:explain(?:s|ed|ing)?|says?|said|writes?|wrote|argu(?:es|ed|ing)|claims?|teach(?:es|ing)?|taught|tells?|describ(?:es|ed|ing)"
+    r"|advis(?:es|ed|ing)|shows?|showing|warns?|warning|reminds?|on how|on why|about how|about why)\b(?:[^.!?\n]|\.{2,}|\.(?=\S)){0,100}")
+_GENERIC_YOU = re.compile(r"\b(?:you|your|yours|yourself)\b")
+
+
+def _reported_you_removed(folded: str) -> str:
+    return _REPORTED_CONTENT.sub(lambda m: _GENERIC_YOU.sub(" ", m.group()), folded)
+
+
 def _speaks_to_the_model(folded: str) -> str | None:
     if _NO_LIMITS_RE.search(folded) and _AI_CONTEXT_RE.search(folded):
         return "instructions to the model"
-    if _SECOND_PERSON.search(_TEMPLATE_SLOT.sub(" ", _QUOTED_SPAN.sub(" ", folded))):
+    unquoted = _TEMPLATE_SLOT.sub(" ", _QUOTED_SPAN.sub(" ", folded))
+    if _SECOND_PERSON.search(_reported_you_removed(unquoted)):
         return "addressed to the assistant (second person)"
     return None
 
@@ -647,7 +821,8 @@ def injection_reason(text: str) -> str | None:
     if _HIDDEN_PAYLOAD.search(text):
         return "hidden text (bidi controls or tag characters)"
     folded = fold_for_matching(text)
-    reason = _pattern_reason(folded) or _speaks_to_the_model(folded) or _rot13_reason(folded)
+    reason = (_pattern_reason(folded) or _poisoning_reason(folded) or _poisoning_reason(_skeleton(folded)) or _speaks_to_the_model(folded)
+              or _rot13_reason(folded))
     if reason:
         return reason
     if _encoded_text(text):

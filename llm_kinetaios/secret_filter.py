@@ -271,16 +271,11 @@ _DIGIT_RUN = re.compile(r"(?<![\d.,])(?:\d[ -]?){12,19}(?![\d])")
 _IBAN = re.compile(r"\b([A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?)\b")
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
 _NINO = re.compile(r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b")
-_DNI = re.compile(r"\b([XYZ]?)(\d{7,8})-?([A-Z])\b")
-_CPF = re.compile(r"(?<![\d.])(\d{3})\.(\d{3})\.(\d{3})-(\d{2})(?![\d])")
-_CHINA_ID = re.compile(r"(?<!\d)(\d{17}[\dXx])(?![\dA-Za-z])")
-_CODICE_FISCALE = re.compile(r"\b[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z]\b")
 _KOREAN_RRN = re.compile(r"(?<![\d-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-4]\d{6}(?![\d-])")
-_NIR = re.compile(r"(?<!\d)([12])\s?(\d{2})\s?(0[1-9]|1[0-2])\s?(\d{2}|2[AB])\s?(\d{3})\s?(\d{3})\s?(\d{2})(?!\d)")
 _ID_WORDS = re.compile(
     r"(?:social security|\bssn\b|national insurance|\bnino\b|passport|national id|identity card|id card|id number|personal id|tax id|\btin\b|\btfn\b"
     r"|\bdni\b|\bnie\b|\bnif\b|codice fiscale|steuer-?id|steueridentifikationsnummer|personalausweis|sozialversicherungsnummer|ausweisnummer|\bcpf\b|\brg\b|aadhaa?r|pan card|\bpesel\b"
-    r"|\bbsn\b|burgerservicenummer|personnummer|fødselsnummer|\bcpr\b|\bhetu\b|henkilötunnus|\bsin\b|social insurance|my ?number|マイナンバー|身份证|身分證|身份證|주민등록번호"
+    r"|\bbsn\b|burgerservicenummer|personnummer|fødselsnummer|\bcpr\b|\bhetu\b|henkilötunnu\w{0,6}|\bcnp\b|\begn\b|\bjmbg\b|isikukood|asmens kodas|rodné číslo|személyi szám|\bsin\b|social insurance|my ?number|マイナンバー|身份证|身分證|身份證|주민등록번호"
     r"|sécurité sociale|numéro fiscal|\bnir\b|carte d'identité|número de identidad|documento de identidad|cédula|\bcurp\b|\brfc\b|\brut\b|numer dowodu|паспорт\w{0,3}|снилс|\bинн\b"
     r"|driver'?s licen[cs]e number|licence number|medicare number|nhs number|kimlik numarası|tc kimlik|\bnric\b|\bhkid\b)"
     r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s-]{5,20}\d[A-Z]?)(?![\w])",
@@ -291,9 +286,16 @@ _ID_WORDS = re.compile(
 
 _LONG_TOKEN = re.compile(r"[A-Za-z0-9_\-+/=]{32,500}")
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s]{1,2000}|\bwww\.[^\s]{1,2000}")
-_PUBLIC_BLOB = re.compile(
+# Public keys: SSH, PGP public blocks, age recipients.
+_PUBLIC_KEY = (
     r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)\s[A-Za-z0-9+/=]{20,2000}"
-    r"|\b(?i:sha)(?:1|224|256|384|512)[:-][A-Za-z0-9+/=]{20,200}"
+    r"|-----BEGIN PGP PUBLIC KEY BLOCK-----(?:[^-]|-(?!----END)){0,20000}(?:-----END PGP PUBLIC KEY BLOCK-----)?"
+    r"|\bage1[a-z0-9]{58}\b"  # an age recipient
+)
+_PUBLIC_KEY_RE = re.compile(_PUBLIC_KEY)
+_PUBLIC_BLOB = re.compile(
+    _PUBLIC_KEY
+    + r"|\b(?i:sha)(?:1|224|256|384|512)[:-][A-Za-z0-9+/=]{20,200}"
     r"|\bh1:[A-Za-z0-9+/=]{40,50}|\b(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|bafy[a-z2-7]{50,70}|bc1[a-z0-9]{25,90}|npub1[a-z0-9]{50,70}|0x[0-9a-fA-F]{40})\b"
     r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
     r"|\$(?:2[abxy]?|argon2(?:id|i|d)|[1567]|pbkdf2[\w-]{0,20}|scrypt|y|gy)\$[A-Za-z0-9./+=$,-]{10,300}"  # password hashes (crypt formats)
@@ -309,6 +311,13 @@ _ASSIGNED = re.compile(
     r"|auth[_-]?token|refresh[_-]?token|bearer[_-]?token|bot[_-]?token|token|passw(?:or)?d|pwd|passphrase|private[_-]?key|signing[_-]?key))"
     r"(?![\w-])[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}[\"'`]?([^\s\"'`,;<>]{6,300})"
 )
+# Oracle's user/password@host (JDBC thin, sqlplus, a TNS alias).
+_ORACLE_LOGIN = re.compile(
+    r"(?i:jdbc:oracle:\w{1,10}:|\bsqlplus\s{1,3}|\boracle\b[^\n]{0,40}?\s)([A-Za-z][\w$#]{0,30})/([^\s/@\"']{1,100})@")
+# A TOTP seed after the words that name one: base32, maybe in groups of four.
+_TOTP_SEED = re.compile(
+    r"(?i:\b(?:totp|otp|2fa|mfa|two-factor|authenticator|otpauth)\b[^\n]{0,60}?)(?<![A-Za-z0-9])"
+    r"((?i:[A-Z2-7]{4}(?: ?[A-Z2-7]{4}){3,15}|[A-Z2-7]{16,64})={0,6})(?![A-Za-z0-9])")
 # curl -u user:password, --user "user:password"
 _CURL_USER = re.compile(r"(?:\s-u|--user)\s{1,3}[\"']?([^\s\"':]{0,100}):([^\s\"']{1,200})")
 _REFERENCE = re.compile(
@@ -338,8 +347,12 @@ def _names_a_secret(value: str) -> bool:
     return bool(_SECRET_WORD.fullmatch(word.replace("_", " ")) or _SECRET_WORD.fullmatch(word))
 
 
+# A path: "secret/data/prod/db", "/etc/ssl/private", "~/.ssh/id_ed25519".
+_PATH_VALUE = re.compile(r"(?:~|\.{1,2})?/?(?:[A-Za-z_][\w.-]{0,40}/){1,12}[\w.-]{0,40}|/[A-Za-z_][\w.-]{0,40}")
+
+
 def _never_a_value(value: str) -> bool:
-    return (len(value) < 4 or value.casefold() in _NOT_A_SECRET_VALUE or bool(_REFERENCE.search(value))
+    return (len(value) < 4 or bool(_PATH_VALUE.fullmatch(value.rstrip(".,;:!?)"))) or value.casefold() in _NOT_A_SECRET_VALUE or bool(_REFERENCE.search(value))
             or bool(_PASSWORD_HASH.match(value)) or "://" in value or bool(_NAME_REFERENCE.fullmatch(value))
             or _names_a_secret(value))
 
@@ -380,7 +393,10 @@ _LOGIN_CONTEXT = re.compile(
     r"(?i:\b(?:account|log(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?|login|logon|sign(?:s|ed|ing)?[ -]?(?:in|on)(?:to)?|username|user name"
     r"|credentials|ssh(?:es|ed)?|authenticat\w{0,5}|anmeld\w{0,4}|(?:ein)?logg\w{0,4}|zugangsdaten|connect\w{0,6}|connexion|identifiants?"
     r"|inicio de sesión|inici\w{1,3} sesión|acced\w{1,4}|credenziali|entro|войти|вход\w{0,3}|логин\w{0,2}|захож\w{0,2}|zaloguj\w{0,4}|loguj\w{0,4}"
-    r"|inloggen|logga in|kirjaud\w{0,6}|giriş)\b|登录|登入|登陆|帐号|账号|用户名|ログイン|アカウント|로그인|계정|아이디)"
+    r"|inloggen|logga in|kirjaud\w{0,6}|giriş"
+    # an account and its admin, in other languages: "le code du compte admin est Pf8@zLq#1vR"
+    r"|admin|administrator|compte|cuenta|conta|konto|conto|account\w{0,2}|аккаунт\w{0,2}|акаунт\w{0,2}|учётн\w{0,4}|учетн\w{0,4}|hesab\w{0,3}|tili\w{0,3}|fiók\w{0,3}|λογαριασμ\w{0,3}|akun|tài khoản)\b"
+    r"|登录|登入|登陆|帐号|账号|帳號|账户|賬戶|用户名|ログイン|アカウント|로그인|계정|아이디|حساب|חשבון|खाता|บัญชี)"
 )
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\n。！？；]")
 # "account steamlena / Pixel!Cat7": a login and its password, around a spaced slash
@@ -389,10 +405,13 @@ _LOGIN_PAIR = re.compile(r"[^\s/]{3,60}\s/\s([^\s/]{4,80})")
 _BARE_TOKEN = re.compile(r"(?<![^\s(\[\"'“«「])[^\s\"'“”«»「」()]{8,64}")
 
 
+_EMAIL = re.compile(r"[^@\s]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,5}")
+
+
 def _password_shaped(token: str) -> bool:
     "What only a password looks like: upper and lower case, a digit and a symbol; no e-mail or URL."
     token = token.rstrip(".,;:!?)]}")
-    return (8 <= len(token) and "@" not in token and "://" not in token
+    return (8 <= len(token) and not _EMAIL.fullmatch(token) and "://" not in token
             and any(c.isupper() for c in token) and any(c.islower() for c in token)
             and any(c.isdigit() for c in token) and bool(re.search(r"[!#$%^&*+=?~]", token))
             and not _never_a_value(token))
@@ -477,42 +496,6 @@ def _iban_ok(candidate: str) -> bool:
     return number % 97 == 1
 
 
-def _dni_ok(match: re.Match) -> bool:
-    prefix, number, letter = match.groups()
-    if prefix:
-        number = str("XYZ".index(prefix)) + number
-    if len(number) not in (8, 9) and not prefix:
-        return False
-    return "TRWAGMYFPDXBNJZSQVHLCKE"[int(number) % 23] == letter
-
-
-def _cpf_ok(match: re.Match) -> bool:
-    digits = [int(c) for c in "".join(match.groups())]
-    if len(set(digits)) == 1:
-        return False
-    for length in (9, 10):
-        total = sum(d * w for d, w in zip(digits[:length], range(length + 1, 1, -1)))
-        if (total * 10 % 11) % 10 != digits[length]:
-            return False
-    return True
-
-
-def _china_id_ok(value: str) -> bool:
-    weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2]
-    total = sum(int(d) * w for d, w in zip(value[:17], weights))
-    return "10X98765432"[total % 11] == value[17].upper()
-
-
-def _nir_ok(match: re.Match) -> bool:
-    sex, year, month, dept, commune, order, key = match.groups()
-    dept = dept.replace("2A", "19").replace("2B", "18")
-    try:
-        number = int(sex + year + month + dept + commune + order)
-    except ValueError:
-        return False
-    return 97 - number % 97 == int(key)
-
-
 def _entropy(text: str) -> float:
     counts = {ch: text.count(ch) for ch in set(text)}
     return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
@@ -538,6 +521,7 @@ def _looks_random(token: str) -> bool:
 def _not_a_prose_value(value: str) -> bool:
     "A word that follows 'password is' without being one, or a placeholder or hash."
     return (len(value) < 3 or value in _NOT_A_VALUE or value.casefold() in _NOT_A_SECRET_VALUE
+            or bool(_PATH_VALUE.fullmatch(value))
             or bool(_REFERENCE.search(value)) or bool(_PASSWORD_HASH.match(value)) or _names_a_secret(value))
 
 
@@ -568,11 +552,39 @@ def _prose_secret(folded: str) -> bool:
 
 def _token_reason(plain: str) -> str | None:
     "Provider tokens, keys in config lines, connection strings with a password."
-    if any(not _placeholder_token(m.group()) for m in _TOKEN.finditer(plain)) or _assigned_secret(plain):
+    if any(not _placeholder_token(m.group()) for m in _TOKEN.finditer(plain)):
         return "an API token or key"
-    if any(not _PLACEHOLDER.match(m.group(2)) for m in _CONNECTION.finditer(plain)):
+    # A public key's letters and symbols are not a password after "ssh" or "key =".
+    if _assigned_secret(_PUBLIC_KEY_RE.sub(" ", plain)):
+        return "an API token or key"
+    template = bool(_TEMPLATE_WORDS.search(plain))
+    if any(not _placeholder_password(m.group(2), template) for m in _CONNECTION.finditer(plain)):
         return "a connection string with a password"
+    if any(not _placeholder_password(m.group(2), template) for m in _ORACLE_LOGIN.finditer(plain)):
+        return "a connection string with a password"
+    if any(_is_base32_seed(m.group(1)) for m in _TOTP_SEED.finditer(plain)):
+        return "a one-time-password seed"
     return None
+
+
+# A text that presents what it holds as a template or an example.
+_TEMPLATE_WORDS = re.compile(r"(?i:\b(?:template|example|sample|placeholder|boilerplate)s?\b|\.env\.\w{0,10}example|e\.g\.)")
+
+
+def _placeholder_password(password: str, template: bool) -> bool:
+    """The password of a template connection string: "<pw>", "***", or, in
+    a text that calls it a template or example, the secret's own word
+    (``postgres://user:password@localhost`` in a ``.env.example``)."""
+    if _PLACEHOLDER.match(password):
+        return True
+    return template and bool(_names_a_secret(password) or _PLACEHOLDER_WORD.search(password)
+                             or password.casefold() in ("pass", "pw", "pwd", "secret"))
+
+
+def _is_base32_seed(value: str) -> bool:
+    "A TOTP seed: base32 letters and digits (2-7), both, at least 16."
+    value = re.sub(r"\s", "", value).upper()
+    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
 # Spans that are never a secret's value, blanked before the prose checks:
@@ -598,7 +610,14 @@ def _password_in_prose(folded: str) -> bool:
     )
 
 
+# A card number named as a provider's test card ("Stripe's documented test
+# number") is public: payment providers publish them for sandboxes.
+_TEST_CARD = re.compile(r"(?i:\b(?:test|sandbox|documented|dummy|sample)\s(?:\w+\s)?(?:card|number|credit card|visa|mastercard|amex)s?\b)")
+
+
 def _card_number(plain: str) -> bool:
+    if _TEST_CARD.search(plain):
+        return False
     for match in _DIGIT_RUN.finditer(plain):
         digits = re.sub(r"\D", "", match.group())
         if 12 <= len(digits) <= 19 and _card_brand_ok(digits) and _luhn_ok(digits):
@@ -606,16 +625,33 @@ def _card_number(plain: str) -> bool:
     return False
 
 
+# National id numbers whose shape is their own (a date, a century sign, a
+# check letter), checked by python-stdnum's validators (date and check
+# digit): (pattern on the upper-cased text, stdnum module).
+_ID_SHAPES = (
+    (re.compile(r"\b[XYZ]?\d{7,8}-?[A-Z]\b"), ("es.dni", "es.nie")),
+    (re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d)"), ("br.cpf",)),
+    (re.compile(r"(?<!\d)\d{17}[\dX](?![\dA-Z])"), ("cn.ric",)),
+    (re.compile(r"(?<!\d)[12]\s?\d{2}\s?(?:0[1-9]|1[0-2])\s?(?:\d{2}|2[AB])\s?\d{3}\s?\d{3}\s?\d{2}(?!\d)"), ("fr.nir",)),
+    (re.compile(r"\b[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z]\b"), ("it.codicefiscale",)),
+    (re.compile(r"(?<![\d-])\d{6}[-+A-FU-Y]\d{3}[0-9A-Y](?![\w-])"), ("fi.hetu",)),
+    (re.compile(r"(?<![\d-])(?:\d{2})?\d{6}[-+]\d{4}(?![\d-])"), ("se.personnummer", "dk.cpr")),
+)
+
+
+def _valid_id(value: str, modules: tuple[str, ...]) -> bool:
+    "Whether one of python-stdnum's validators (imported on first use) accepts the value."
+    import importlib
+
+    return any(importlib.import_module(f"stdnum.{module}").is_valid(value) for module in modules)
+
+
 def _national_id(plain: str, upper: str) -> bool:
     return bool(
         _SSN.search(plain)
         or _NINO.search(plain)
         or _KOREAN_RRN.search(plain)
-        or _CODICE_FISCALE.search(upper)
-        or any(_dni_ok(m) for m in _DNI.finditer(upper))
-        or any(_cpf_ok(m) for m in _CPF.finditer(plain))
-        or any(_china_id_ok(m.group(1)) for m in _CHINA_ID.finditer(plain))
-        or any(_nir_ok(m) for m in _NIR.finditer(upper))
+        or any(_valid_id(m.group(), modules) for pattern, modules in _ID_SHAPES for m in pattern.finditer(upper))
         or _ID_WORDS.search(plain)
     )
 
