@@ -446,8 +446,9 @@ def conversation_boost(fused: dict[str, float], memories: dict[str, Memory]) -> 
 
 # A memory learned in a month the query names ("what did I do in May
 # 2023?") gains this much fused score (a fused score is at most 1, plus the
-# conversation boost's 0.8).
-MONTH_BOOST = 0.5
+# conversation boost's 0.8). LoCoMo tune R@10: 70.3% at 0.3 and 0.5, 70.5%
+# at 0.8, 70.7% at 1.2; above 0.8 the month would outweigh the meaning.
+MONTH_BOOST = 0.8
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
 # Month names that are also everyday words ("may I", "march on", "you may")
