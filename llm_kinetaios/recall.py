@@ -13,7 +13,10 @@ every memory by meaning, in three steps (figures: docs/recall.md):
 2. **Judge.** A memory is relevant when its score stands ``min_margin`` above
    the store's average score for this query (half that for a memory in
    another script than the query, whose scores are compressed), or when the
-   score alone is ``STANDALONE_MARGINS`` margins above zero. If fewer
+   score alone is ``STANDALONE_MARGINS`` margins above zero. When these
+   find too few, the spread judge (``_by_spread``) lets a memory somewhat
+   less far above the average count, if the query spreads the store's
+   scores wide (an unrelated prompt scores a store flat). If fewer
    than ``min_cosine_hits`` are relevant, recall returns nothing (method
    "none"): an unrelated prompt gets no memories. A store too small for an
    average to mean anything (fewer than ``MIN_STATS`` memories) uses the
@@ -24,7 +27,8 @@ every memory by meaning, in three steps (figures: docs/recall.md):
    FTS5 bm25 ranking: each divided by its best, weighted and summed
    (``score_fusion``). Then a same-conversation boost: memories from the
    conversation of one of the best few get a share of that conversation's
-   best fused score. With "cosine", the best by score alone.
+   best fused score; and a month boost (``month_boost``) for memories
+   learned in a month the query names. With "cosine", the best by score alone.
 
 Without vectors (no embedding model, none stored, or vectors of another
 size) or in a tiny store, recall falls back to FTS5 keywords when at least ``min_keyword_hits``
