@@ -361,3 +361,19 @@ def test_spread_judge_reads_at_most_its_sample_of_memories(store, embed, monkeyp
     monkeypatch.setattr(recall_module, "cjk_shares", lambda s, i: read.append(len(i)) or real(s, i))
     spread_verdict(store, ids, [0.0] * len(ids))
     assert read == [8]
+
+
+def test_spread_judge_is_asked_only_when_the_margin_bars_find_too_few(store, embed, monkeypatch):
+    from llm_kinetaios import recall as recall_module
+
+    add(store, embed, FILLER + ["User plays chess online", "User teaches chess openings"])
+    asked = []
+    real = recall_module._by_spread
+    monkeypatch.setattr(recall_module, "_by_spread", lambda *a: asked.append(1) or real(*a))
+    assert recall(store, "chess", Settings(), embedding_model=embed).memories
+    assert asked == []
+    # An unrelated prompt: nothing clears the margin bars, the spread judge is
+    # asked, and this store, scored flat, is turned away.
+    assert recall(store, "Explain TCP congestion control", Settings(),
+                  embedding_model=embed).method == "none"
+    assert asked == [1]
