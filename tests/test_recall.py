@@ -9,10 +9,13 @@ from llm_kinetaios.embeddings import embed_passages, to_blob
 from llm_kinetaios.recall import (
     KEYWORD_WEIGHT,
     SCORE_WEIGHT,
+    _by_spread,
     format_block,
+    named_months,
     recall,
     recall_query,
     score_fusion,
+    script_free_deviation,
 )
 
 
@@ -239,3 +242,138 @@ def test_generic_prompt_vector_is_computed_once_and_kept_in_the_user_dir(embed, 
 
     assert np.allclose(recall_module.query_prior(Refuses(), "other"), vector, atol=1e-6)
     assert not np.allclose(recall_module.query_prior(embed, "cjk"), vector)
+
+
+def at(year, month, day=15):
+    "Milliseconds since the epoch of noon, local time, on that day."
+    import datetime
+
+    return int(datetime.datetime(year, month, day, 12).timestamp() * 1000)
+
+
+HIKES = [("User went hiking with Anna near the lake", at(2023, 5)),
+         ("User went hiking", at(2023, 6))]
+
+
+def hiking_store(store, embed):
+    add(store, embed, FILLER)
+    for text, created_at in HIKES:
+        add(store, embed, [text], created_at=created_at)
+
+
+def test_month_boost_ranks_memories_learned_in_the_month_the_query_names_first(store, embed):
+    hiking_store(store, embed)
+    plain = recall(store, "Where did I go hiking?", Settings(), embedding_model=embed)
+    assert [m.content for m in plain.memories[:2]] == ["User went hiking",
+                                                       "User went hiking with Anna near the lake"]
+    for query in ("Where did I go hiking in May?", "Where did I go hiking on 3 May, 2023?",
+                  "Where did I go hiking in may 2023"):
+        named = recall(store, query, Settings(), embedding_model=embed)
+        assert named.memories[0].content == "User went hiking with Anna near the lake", query
+
+
+def test_month_boost_needs_the_year_the_query_names(store, embed):
+    hiking_store(store, embed)
+    result = recall(store, "Where did I go hiking in May 2022?", Settings(), embedding_model=embed)
+    assert result.memories[0].content == "User went hiking"
+
+
+@pytest.mark.parametrize("query, months", [
+    ("When did I go camping in June?", {(None, 6)}),
+    ("What did I do on 1 May, 2022?", {(2022, 5)}),
+    ("Who did I meet on May 3, 2023?", {(2023, 5)}),
+    ("In March I moved; what did I pack?", {(None, 3)}),
+    ("What happened in July and August 2023?", {(2023, 7), (2023, 8)}),
+    # The same words as verbs, modals and adjectives are not months.
+    ("May I ask where I went hiking?", set()),
+    ("It may rain, where should I hike?", set()),
+    ("This may be where I hiked in june", {(None, 6)}),
+    ("you may see 2 of them", set()),
+    ("Tell them to march on and hike", set()),
+    ("March on, brave hikers!", set()),
+    ("An august hiking society", set()),
+    ("August is a hiking club", set()),
+])
+def test_named_months_reads_english_month_names_and_skips_the_everyday_words(query, months):
+    assert named_months(query) == months
+
+
+def test_month_boost_ignores_may_i(store, embed):
+    hiking_store(store, embed)
+    result = recall(store, "May I ask where I went hiking?", Settings(), embedding_model=embed)
+    assert result.memories[0].content == "User went hiking"
+
+
+def spread_store(store, embed, count=20):
+    "``count`` memories, one Chinese in every four; the judge reads their script."
+    texts = [f"用户的笔记 {i}" if i % 4 == 0 else f"Unrelated note {i}" for i in range(count)]
+    return [m.id for m in add(store, embed, texts)]
+
+
+def spread_verdict(store, ids, scores):
+    import numpy as np
+
+    scores = np.asarray(scores, dtype=np.float64)
+    inscope = np.ones(len(scores), dtype=bool)
+    margin = scores - scores.mean()
+    return _by_spread(store, ids, scores, margin, inscope, Settings(), FakeMargin())
+
+
+class FakeMargin:
+    "An embedding model whose margin (0.1) is easy to count in."
+    default_min_margin = 0.1
+
+
+def test_spread_judge_counts_a_memory_below_the_margin_in_a_spread_store(store, embed):
+    ids = spread_store(store, embed, 24)
+    # Half the store (of each script) 0.045 above zero, half below: a
+    # deviation of 0.45 margins.
+    scores = [0.045 if i % 8 < 4 else -0.045 for i in range(len(ids))]
+    scores[1] = 0.08  # 0.8 margins above the average (0.0015): counts
+    relevant = spread_verdict(store, ids, scores)
+    assert list(relevant.nonzero()[0]) == [1]
+
+
+def test_spread_judge_turns_a_flat_store_away(store, embed):
+    ids = spread_store(store, embed)
+    scores = [0.0] * len(ids)
+    scores[1] = 0.08  # as far above the average, but the rest of the store is flat
+    assert not spread_verdict(store, ids, scores).any()
+
+
+def test_spread_judge_takes_out_the_spread_that_only_says_the_script(store, embed):
+    ids = spread_store(store, embed)
+    # Chinese memories 0.15 above the English ones: wide spread, all of it script.
+    scores = [0.15 if i % 4 == 0 else 0.0 for i in range(len(ids))]
+    scores[1] = 0.08
+    assert not spread_verdict(store, ids, scores).any()
+    assert script_free_deviation(scores, [1.0 if i % 4 == 0 else 0.0 for i in range(len(ids))]) \
+        == pytest.approx(0.0174, abs=0.001)
+
+
+def test_spread_judge_reads_at_most_its_sample_of_memories(store, embed, monkeypatch):
+    from llm_kinetaios import recall as recall_module
+
+    ids = spread_store(store, embed)
+    read = []
+    real = recall_module.cjk_shares
+    monkeypatch.setattr(recall_module, "SPREAD_SAMPLE", 8)
+    monkeypatch.setattr(recall_module, "cjk_shares", lambda s, i: read.append(len(i)) or real(s, i))
+    spread_verdict(store, ids, [0.0] * len(ids))
+    assert read == [8]
+
+
+def test_spread_judge_is_asked_only_when_the_margin_bars_find_too_few(store, embed, monkeypatch):
+    from llm_kinetaios import recall as recall_module
+
+    add(store, embed, FILLER + ["User plays chess online", "User teaches chess openings"])
+    asked = []
+    real = recall_module._by_spread
+    monkeypatch.setattr(recall_module, "_by_spread", lambda *a: asked.append(1) or real(*a))
+    assert recall(store, "chess", Settings(), embedding_model=embed).memories
+    assert asked == []
+    # An unrelated prompt: nothing clears the margin bars, the spread judge is
+    # asked, and this store, scored flat, is turned away.
+    assert recall(store, "Explain TCP congestion control", Settings(),
+                  embedding_model=embed).method == "none"
+    assert asked == [1]
