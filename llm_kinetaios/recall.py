@@ -11,9 +11,11 @@ every memory by meaning, in three steps (figures: docs/recall.md):
    under which a Chinese question scores every Chinese memory above the
    English fact it asks about.
 2. **Judge.** A memory is relevant when its score stands ``min_margin`` above
-   the store's average score for this query (half that for a memory in
-   another script than the query, whose scores are compressed), or when the
-   score alone is ``STANDALONE_MARGINS`` margins above zero. If fewer
+   the store's average score for this query, or when the score alone is
+   ``STANDALONE_MARGINS`` margins above zero. When too few clear these bars,
+   lower ones by the scripts of query and memory (``script_pair_bars``):
+   half for a memory in another script than the query, whose scores are
+   compressed, three quarters for a CJK memory asked in CJK. If fewer
    than ``min_cosine_hits`` are relevant, recall returns nothing (method
    "none"): an unrelated prompt gets no memories. A store too small for an
    average to mean anything (fewer than ``MIN_STATS`` memories) uses the

@@ -73,6 +73,25 @@ def test_mixed_store_ranks_the_other_language_fact_above_same_language_ones(stor
     assert "User is allergic to peanuts" in [m.content for m in result.memories][:3]
 
 
+def test_chinese_question_recalls_a_chinese_fact(store, e5):
+    # A Chinese user asking in Chinese: between CJK texts e5's scores spread
+    # less, and the fact stands below the full margin bar; the lower bar of
+    # its script pair (recall.script_pair_bars) lets it through.
+    seeded(store, e5, CHINESE_DISTRACTORS + ["用户住在柏林"])
+    result = recall(store, "我住在哪里？", Settings(), embedding_model=e5)
+    assert result.method == "hybrid"
+    assert "用户住在柏林" in [m.content for m in result.memories][:3]
+
+
+@pytest.mark.parametrize("prompt", [
+    "解释一下TCP拥塞控制是怎么工作的。", "x^2乘以cos(x)的导数是什么？", "写一首关于大海的诗。",
+])
+def test_unrelated_chinese_prompt_injects_nothing_from_a_chinese_store(store, e5, prompt):
+    seeded(store, e5, CHINESE_DISTRACTORS + ["用户对花生过敏"])
+    result = recall(store, prompt, Settings(), embedding_model=e5)
+    assert result.method == "none" and result.memories == []
+
+
 @pytest.mark.parametrize("prompt", [
     "Explain how TCP congestion control works.", "What is the derivative of x^2 * cos(x)?",
 ])

@@ -13,6 +13,7 @@ from llm_kinetaios.recall import (
     recall,
     recall_query,
     score_fusion,
+    script_pair_bars,
 )
 
 
@@ -239,3 +240,13 @@ def test_generic_prompt_vector_is_computed_once_and_kept_in_the_user_dir(embed, 
 
     assert np.allclose(recall_module.query_prior(Refuses(), "other"), vector, atol=1e-6)
     assert not np.allclose(recall_module.query_prior(embed, "cjk"), vector)
+
+
+def test_script_pair_bars():
+    # English on English keeps the full bars only (LoCoMo's case unchanged);
+    # across scripts the lower cross-script bars; CJK on CJK a bar between.
+    assert script_pair_bars(query_cjk=False, memory_cjk=False) is None
+    assert script_pair_bars(query_cjk=True, memory_cjk=False) == (0.5, 0.6)
+    assert script_pair_bars(query_cjk=False, memory_cjk=True) == (0.5, 0.6)
+    margin, standalone = script_pair_bars(query_cjk=True, memory_cjk=True)
+    assert 0.6 < margin < 1 and 0.6 < standalone < 1
