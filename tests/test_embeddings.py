@@ -9,7 +9,7 @@ from llm.cli import cli
 
 from llm_kinetaios.config import Settings
 from llm_kinetaios.embeddings import embed_passages, embed_query, to_blob
-from llm_kinetaios.recall import recall
+from llm_kinetaios.recall import asks_about_user, is_cjk, recall
 
 
 def test_default_model_loads_offline_and_is_normalised(e5):
@@ -90,6 +90,25 @@ def test_unrelated_chinese_prompt_injects_nothing_from_a_chinese_store(store, e5
     seeded(store, e5, CHINESE_DISTRACTORS + ["用户对花生过敏"])
     result = recall(store, prompt, Settings(), embedding_model=e5)
     assert result.method == "none" and result.memories == []
+
+
+def test_unrelated_chinese_prompt_injects_nothing_from_an_english_store(store, e5):
+    # Across scripts the lower bars apply only to a query about the user
+    # (recall.asks_about_user); this request cleared them before.
+    seeded(store, e5, DISTRACTORS + ["User is allergic to peanuts"])
+    result = recall(store, "把“早上好”翻译成法语。", Settings(), embedding_model=e5)
+    assert result.method == "none" and result.memories == []
+
+
+@pytest.mark.parametrize("query, about_user", [
+    ("What food allergies does the user have?", True), ("Where does my sister live?", True),
+    ("我对什么食物过敏？", True), ("用户住在哪里?", True),
+    ("Explain how TCP congestion control works.", False), ("把“早上好”翻译成法语。", False),
+    ("写一首关于大海的诗。", False),
+])
+def test_asks_about_user(e5, query, about_user):
+    vector = embed_query(e5, query)
+    assert asks_about_user(e5, vector, is_cjk(query), e5.default_min_margin) is about_user
 
 
 @pytest.mark.parametrize("prompt", [

@@ -244,9 +244,13 @@ def test_generic_prompt_vector_is_computed_once_and_kept_in_the_user_dir(embed, 
 
 def test_script_pair_bars():
     # English on English keeps the full bars only (LoCoMo's case unchanged);
-    # across scripts the lower cross-script bars; CJK on CJK a bar between.
+    # across scripts the lowest bars, but only for a query about the user;
+    # CJK on CJK a bar between.
     assert script_pair_bars(query_cjk=False, memory_cjk=False) is None
-    assert script_pair_bars(query_cjk=True, memory_cjk=False) == (0.5, 0.6)
-    assert script_pair_bars(query_cjk=False, memory_cjk=True) == (0.5, 0.6)
-    margin, standalone = script_pair_bars(query_cjk=True, memory_cjk=True)
-    assert 0.6 < margin < 1 and 0.6 < standalone < 1
+    cross = script_pair_bars(query_cjk=True, memory_cjk=False)
+    assert cross == script_pair_bars(query_cjk=False, memory_cjk=True)
+    assert script_pair_bars(query_cjk=True, memory_cjk=False, about_user=False) is None
+    assert script_pair_bars(query_cjk=False, memory_cjk=True, about_user=False) is None
+    same = script_pair_bars(query_cjk=True, memory_cjk=True, about_user=False)
+    assert same == script_pair_bars(query_cjk=True, memory_cjk=True)
+    assert cross[0] < same[0] < 1 and cross[1] < same[1] < 1
