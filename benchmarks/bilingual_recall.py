@@ -150,10 +150,11 @@ def main(argv=None) -> int:
     results = {s: [] for s in splits}
     with tempfile.TemporaryDirectory(prefix="kinetaios-bilingual-") as tmp:
         for name, pairs in scenarios(facts).items():
-            store, ids, vectors = build_store(Path(tmp) / f"{name}.db", [f for f, _ in pairs], model)
+            texts = [fact for fact, _ in pairs]
+            store, ids, vectors = build_store(Path(tmp) / f"{name}.db", texts, model)
             for split in splits:
-                results[split].append(
-                    [name] + measure(store, ids, vectors, pairs, facts, split, prompts[split], model))
+                row = measure(store, ids, vectors, pairs, facts, split, prompts[split], model)
+                results[split].append([name] + row)
             store.close()
     print(f"# Bilingual recall, {model.model_id}, default settings; "
           f"run took {time.perf_counter() - started:.0f}s\n")

@@ -14,8 +14,10 @@ every memory by meaning, in three steps (figures: docs/recall.md):
    the store's average score for this query, or when the score alone is
    ``STANDALONE_MARGINS`` margins above zero. When too few clear these bars,
    lower ones by the scripts of query and memory (``script_pair_bars``):
-   half for a memory in another script than the query, whose scores are
-   compressed, three quarters for a CJK memory asked in CJK. If fewer
+   about a third for a memory in another script than the query, whose
+   scores are compressed, but only when the query asks about the user
+   (``asks_about_user``), and three quarters for a CJK memory asked in
+   CJK. If fewer
    than ``min_cosine_hits`` are relevant, recall returns nothing (method
    "none"): an unrelated prompt gets no memories. A store too small for an
    average to mean anything (fewer than ``MIN_STATS`` memories) uses the
@@ -580,7 +582,7 @@ def query_prior(model, script: str, prompts: dict | None = None) -> "np.ndarray 
     """The mean unit vector of ``prompts`` (GENERIC_PROMPTS, the generic
     prompt, by default) for ``model`` and ``script`` ("cjk" or "other").
 
-    Embedding the 24 prompts costs about half a second with e5 (one batched
+    Embedding the 24 generic prompts costs about half a second with e5 (one batched
     call for a model without ``embed_query``, such as a remote one), so the
     vector is kept in ``kinetaios-query-priors.json`` in llm's user
     directory, keyed by model and prompt text. None if the model cannot
