@@ -17,14 +17,18 @@ facts are built with the default embedding model (multilingual-e5-small):
                         Chinese, each asked in the other language, so a
                         Chinese question meets 24 Chinese facts that are not
                         its answer
+  zh-third-zhq          Chinese facts, Chinese questions (a Chinese user
+                        asking in Chinese)
+  en-third-enq          English facts, English questions
 
 Each question goes through recall.recall() with default Settings; it counts
 as found at k when its fact is among the first k memories recall returns (a
 question recall judges unrelated returns nothing: a miss). Plain cosine (no
 judgement, top k of every stored vector) is shown for comparison.
 
-Off-topic: the MT-Bench prompts of the same split (benchmarks/data) are asked
-of every store; the share for which recall injects anything is reported.
+Off-topic: the MT-Bench prompts of the same split (benchmarks/data), in
+English and in this project's Chinese translation, are asked of every store;
+the share for which recall injects anything is reported per language.
 
 Splits: the facts' "split" column. The ranking was tuned on "tune" only.
 """
@@ -71,6 +75,25 @@ def scenarios(facts: list[dict]) -> dict[str, list[tuple[str, str]]]:
             (f[f"en_{person}"], f["q_zh"]) if (i // 2) % 2 == 0 else (f[f"zh_{person}"], f["q_en"])
             for i, f in enumerate(facts)
         ]
+    # The same language both ways: a Chinese user asking in Chinese must not
+    # fare worse than an English one.
+    out["zh-third-zhq"] = [(f["zh_third"], f["q_zh"]) for f in facts]
+    out["en-third-enq"] = [(f["en_third"], f["q_en"]) for f in facts]
+    return out
+
+
+PROMPT_FILES = {"en": "mt_bench_prompts.jsonl", "zh": "mt_bench_prompts_zh.jsonl"}
+
+
+def load_prompts(split: str) -> dict[str, list[str]]:
+    "Off-topic prompts of ``split``, by language: MT-Bench and its Chinese translation."
+    import json
+
+    out = {}
+    for language, name in PROMPT_FILES.items():
+        with open(DATA / name, encoding="utf-8") as fh:
+            rows = [json.loads(line) for line in fh if line.strip()]
+        out[language] = [row["prompt"] for row in rows if row["split"] == split]
     return out
 
 
@@ -86,52 +109,58 @@ def build_store(path: Path, texts: list[str], model) -> tuple[MemoryStore, list[
     return store, [m.id for m in added], vectors
 
 
+def measure(store, ids, vectors, pairs, facts, split, prompts, model) -> list:
+    "One table row: recall and plain cosine R@k for ``split``'s questions, then off-topic."
+    found = {k: [] for k in KS}
+    cosine = {k: [] for k in KS}
+    judged = []
+    for (fact, question), memory_id, line in zip(pairs, ids, facts):
+        if line["split"] != split:
+            continue
+        result = recall(store, question, Settings(), embedding_model=model, mark_used=False)
+        returned = [m.id for m in result.memories]
+        order = np.argsort(-(vectors @ model.embed_query(question)))
+        judged.append(bool(returned))
+        for k in KS:
+            found[k].append(memory_id in returned[:k])
+            cosine[k].append(memory_id in [ids[i] for i in order[:k]])
+    off = {language: [bool(recall(store, p, Settings(), embedding_model=model,
+                                  mark_used=False).memories) for p in texts]
+           for language, texts in prompts.items()}
+    return (
+        [len(judged)]
+        + [pct(np.mean(found[k])) for k in KS]
+        + [pct(np.mean(cosine[k])) for k in KS]
+        + [pct(np.mean(judged))]
+        + [f"{pct(np.mean(off[language]))} of {len(off[language])}" for language in PROMPT_FILES]
+    )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=SPLITS + ("both",), default="both")
     args = parser.parse_args(argv)
     os.environ.setdefault("LLM_USER_PATH", tempfile.mkdtemp(prefix="kinetaios-bench-user-"))
-    import json
 
     splits = SPLITS if args.split == "both" else (args.split,)
     facts = load_facts()
     model = CachingQueryModel(MultilingualE5Small())  # each question is embedded once
-    prompts = {s: [json.loads(line)["prompt"] for line in open(DATA / "mt_bench_prompts.jsonl",
-                                                               encoding="utf-8")
-                   if json.loads(line)["split"] == s] for s in splits}
+    prompts = {s: load_prompts(s) for s in splits}
     started = time.perf_counter()
     results = {s: [] for s in splits}
     with tempfile.TemporaryDirectory(prefix="kinetaios-bilingual-") as tmp:
         for name, pairs in scenarios(facts).items():
-            store, ids, vectors = build_store(Path(tmp) / f"{name}.db", [f for f, _ in pairs], model)
+            texts = [fact for fact, _ in pairs]
+            store, ids, vectors = build_store(Path(tmp) / f"{name}.db", texts, model)
             for split in splits:
-                found = {k: [] for k in KS}
-                cosine = {k: [] for k in KS}
-                judged = []
-                for (fact, question), memory_id, line in zip(pairs, ids, facts):
-                    if line["split"] != split:
-                        continue
-                    result = recall(store, question, Settings(), embedding_model=model,
-                                    mark_used=False)
-                    returned = [m.id for m in result.memories]
-                    order = np.argsort(-(vectors @ model.embed_query(question)))
-                    judged.append(bool(returned))
-                    for k in KS:
-                        found[k].append(memory_id in returned[:k])
-                        cosine[k].append(memory_id in [ids[i] for i in order[:k]])
-                off = [bool(recall(store, p, Settings(), embedding_model=model,
-                                   mark_used=False).memories) for p in prompts[split]]
-                results[split].append(
-                    [name, len(judged)]
-                    + [pct(np.mean(found[k])) for k in KS]
-                    + [pct(np.mean(cosine[k])) for k in KS]
-                    + [pct(np.mean(judged)), f"{pct(np.mean(off))} of {len(off)}"]
-                )
+                row = measure(store, ids, vectors, pairs, facts, split, prompts[split], model)
+                results[split].append([name] + row)
             store.close()
     print(f"# Bilingual recall, {model.model_id}, default settings; "
           f"run took {time.perf_counter() - started:.0f}s\n")
     headers = ["store", "questions", "recall R@1", "recall R@5", "cosine R@1", "cosine R@5",
-               "judged relevant", "off-topic inject"]
+               "judged relevant", "off-topic inject (English prompts)",
+               "off-topic inject (Chinese prompts)"]
     for split in splits:
         print(f"## {split}\n")
         print(markdown_table(headers, results[split]))

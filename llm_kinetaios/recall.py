@@ -11,12 +11,16 @@ every memory by meaning, in three steps (figures: docs/recall.md):
    under which a Chinese question scores every Chinese memory above the
    English fact it asks about.
 2. **Judge.** A memory is relevant when its score stands ``min_margin`` above
-   the store's average score for this query (half that for a memory in
-   another script than the query, whose scores are compressed), or when the
-   score alone is ``STANDALONE_MARGINS`` margins above zero. When these
-   find too few, the spread judge (``_by_spread``) lets a memory somewhat
-   less far above the average count, if the query spreads the store's
-   scores wide (an unrelated prompt scores a store flat). If fewer
+   the store's average score for this query, or when the score alone is
+   ``STANDALONE_MARGINS`` margins above zero. When too few clear these bars,
+   lower ones by the scripts of query and memory (``script_pair_bars``):
+   about a third for a memory in another script than the query, whose
+   scores are compressed, but only when the query asks about the user
+   (``asks_about_user``), and three quarters for a CJK memory asked in
+   CJK. When these still find too few, the spread judge (``_by_spread``)
+   lets a memory somewhat less far above the average count, if the query
+   spreads the store's scores wide (an unrelated prompt scores a store
+   flat). If fewer
    than ``min_cosine_hits`` are relevant, recall returns nothing (method
    "none"): an unrelated prompt gets no memories. A store too small for an
    average to mean anything (fewer than ``MIN_STATS`` memories) uses the
@@ -175,8 +179,23 @@ MIN_STATS = 8
 # Across scripts (a Chinese question, an English memory) e5's scores are
 # compressed: a right answer stands about half as far above the average
 # (benchmarks/bilingual_recall.py).
-CROSS_SCRIPT_MARGIN = 0.5
-CROSS_SCRIPT_STANDALONE = 0.6  # the same for the standalone score (below)
+CROSS_SCRIPT_MARGIN = 0.3
+CROSS_SCRIPT_STANDALONE = 0.4  # the same for the standalone score (below)
+# The cross-script bars are that low only for a query that asks about the
+# user (asks_about_user): its vector stands this many margins closer to the
+# mean of questions about the user (PERSONAL_PROMPTS or USER_PROMPTS) than to
+# the generic prompt's. Across scripts an unrelated request and a right
+# answer score too close together for e5-small; what the query asks for
+# tells them apart (bilingual_recall.py, tune split: off-topic 25-58% -> at
+# most 7.5% on every store; 0.4 to 0.45 measured the same, 0.3 let 27.5%
+# through, 0.5 lost recall; the bars were 0.5 and 0.6, ungated).
+ABOUT_USER_MARGINS = 0.4
+# A Chinese (Japanese, Korean) question on memories in its own script: e5's
+# scores between CJK texts spread less than between English ones, so a right
+# answer stands about three quarters as far above the average. The bar for
+# both margin and standalone score, when too few clear the full bars
+# (zh-third-zhq R@5, tune split: 45.8% -> 79.2%; 0.7 to 0.8 gave the same).
+CJK_SAME_SCRIPT_MARGIN = 0.75
 MAX_BORDERLINE = 50  # memories whose script is read per query, at most
 # A score this many margins above the generic prompt's counts on its own,
 # even where the whole store is on the query's subject and so the average is
@@ -241,7 +260,8 @@ def judge_memories(store, query, settings, scope_id, embedding_model,
         score, margin, relevant = _by_threshold(raw, inscope, settings, embedding_model)
     else:
         score = raw - both[:, 1] if prior is not None else raw
-        margin, relevant = _by_margin(store, ids, score, inscope, settings, embedding_model, query_cjk)
+        margin, relevant = _by_margin(store, ids, score, inscope, settings, embedding_model,
+                                      query_cjk, vector)
         if int(relevant.sum()) < max(settings.min_cosine_hits, 1):
             relevant = _by_spread(store, ids, score, margin, inscope, settings, embedding_model)
     pool = _ranking_pool(margin, relevant, inscope, calibrated, settings.recall_limit)
@@ -269,7 +289,7 @@ def _by_threshold(raw, inscope, settings, embedding_model):
     return raw, margin, (margin > 0) & inscope
 
 
-def _by_margin(store, ids, score, inscope, settings, embedding_model, query_cjk):
+def _by_margin(store, ids, score, inscope, settings, embedding_model, query_cjk, vector):
     """(margin, relevant): a memory is relevant when it stands ``min_margin``
     above the store's average score, or its score alone is high enough."""
     import numpy as np
@@ -282,20 +302,58 @@ def _by_margin(store, ids, score, inscope, settings, embedding_model, query_cjk)
         min_margin = default_min_margin(embedding_model)
     standalone = min_margin * STANDALONE_MARGINS
     relevant = ((margin >= min_margin) | (score >= standalone)) & inscope
-    # Only a memory in another script than the query gets the lower bars:
-    # when too few clear the full ones, read the script of the best few
-    # between the two bars.
+    # When too few clear the full bars, read the script of the best few
+    # between the full bars and the lowest ones, and judge each by the lower
+    # bars of its script pair (script_pair_bars).
     if int(relevant.sum()) >= max(settings.min_cosine_hits, 1):
         return margin, relevant
+    lowest = min(CROSS_SCRIPT_MARGIN, CJK_SAME_SCRIPT_MARGIN)
     borderline = np.flatnonzero(~relevant & inscope & (
-        (margin >= min_margin * CROSS_SCRIPT_MARGIN)
-        | (score >= standalone * CROSS_SCRIPT_STANDALONE)))
+        (margin >= min_margin * lowest)
+        | (score >= standalone * min(CROSS_SCRIPT_STANDALONE, CJK_SAME_SCRIPT_MARGIN))))
     if len(borderline) > MAX_BORDERLINE:
         borderline = borderline[np.argsort(-margin[borderline])[:MAX_BORDERLINE]]
-    if len(borderline):
+    about_user = asks_about_user(embedding_model, vector, query_cjk, min_margin)
+    if len(borderline) and (about_user or query_cjk):
         cjk = cjk_ids(store, [ids[i] for i in borderline])
-        relevant[[i for i in borderline if (ids[i] in cjk) != query_cjk]] = True
+        relevant[[
+            i for i in borderline
+            if _clears_lower_bar(margin[i], score[i], script_pair_bars(
+                query_cjk, ids[i] in cjk, about_user), min_margin, standalone)
+        ]] = True
     return margin, relevant
+
+
+def script_pair_bars(query_cjk: bool, memory_cjk: bool,
+                     about_user: bool = True) -> tuple[float, float] | None:
+    """The lower bars (multiples of the margin bar and of the standalone bar) a
+    memory may clear when too few clear the full ones, by the scripts of query
+    and memory; None: the full bars only (an English query on an English
+    memory, or a query across scripts that does not ask about the user)."""
+    if memory_cjk != query_cjk:
+        return (CROSS_SCRIPT_MARGIN, CROSS_SCRIPT_STANDALONE) if about_user else None
+    if query_cjk:
+        return CJK_SAME_SCRIPT_MARGIN, CJK_SAME_SCRIPT_MARGIN
+    return None
+
+
+def _clears_lower_bar(margin, score, bars, min_margin, standalone) -> bool:
+    "Whether a memory below the full bars clears the lower ``bars`` of its script pair."
+    return bars is not None and (margin >= min_margin * bars[0] or score >= standalone * bars[1])
+
+
+def asks_about_user(model, vector, query_cjk: bool, min_margin: float) -> bool:
+    """Whether the query reads as a question about the user rather than an
+    everyday request: its vector stands ``ABOUT_USER_MARGINS`` margins closer
+    to the mean of PERSONAL_PROMPTS than to the generic prompt (both in the
+    query's script). True when either cannot be computed: no gate."""
+    script = "cjk" if query_cjk else "other"
+    generic = query_prior(model, script)
+    about = [query_prior(model, script, prompts) for prompts in (PERSONAL_PROMPTS, USER_PROMPTS)]
+    if generic is None or any(prior is None for prior in about):
+        return True
+    closer = max(float(vector @ (prior - generic)) for prior in about)
+    return closer >= ABOUT_USER_MARGINS * min_margin
 
 
 # The spread judge (issue 15), asked only when the margin bars find too few:
@@ -586,14 +644,66 @@ GENERIC_PROMPTS = {
         "珠穆朗玛峰顶上水的沸点是多少？",
     ],
 }
+# Questions about the user, in the first and third person: the other side
+# of asks_about_user. Calibration,
+# written on subjects none of benchmarks/data/bilingual_facts.tsv's are about.
+PERSONAL_PROMPTS = {
+    "other": [
+        "What do you remember about me?",
+        "Remind me what I told you about my neighbour.",
+        "Given what you know about me, suggest a gift for my best friend.",
+        "What was the name of the hotel I mentioned?",
+        "Which of my projects did I say was running late?",
+        "Help me plan my week around my usual schedule.",
+        "What did I decide about renovating the flat?",
+        "Do you know my shoe size?",
+        "When is my next dentist appointment?",
+        "What did I say my goal for this year was?",
+        "Which podcast did I recommend to you?",
+        "What is my favourite colour?",
+    ],
+    "cjk": [
+        "你还记得我的哪些事？",
+        "提醒我一下我跟你说过邻居的什么事。",
+        "根据你对我的了解，推荐一份送给我好朋友的礼物。",
+        "我提到过的那家酒店叫什么名字？",
+        "我说过我的哪个项目进度落后了？",
+        "按照我平时的日程帮我安排这一周。",
+        "关于房子装修我最后是怎么决定的？",
+        "你知道我穿多大码的鞋吗？",
+        "我下次看牙医是什么时候？",
+        "我说过我今年的目标是什么？",
+        "我给你推荐过哪个播客？",
+        "我最喜欢什么颜色？",
+    ],
+}
+USER_PROMPTS = {  # the same kind of question, in the third person
+    "other": [
+        "What does the user think of their neighbour?",
+        "Which hotel did the user stay at last time?",
+        "What gift would the user like?",
+        "What is the user's shoe size?",
+        "What are the user's goals this year?",
+        "Which podcasts does the user listen to?",
+    ],
+    "cjk": [
+        "用户觉得他的邻居怎么样？",
+        "用户上次住的是哪家酒店？",
+        "用户会喜欢什么礼物？",
+        "用户穿多大码的鞋？",
+        "用户今年的目标是什么？",
+        "用户平时听哪些播客？",
+    ],
+}
 PRIORS_FILENAME = "kinetaios-query-priors.json"
-_priors: dict[tuple[str, str], "np.ndarray"] = {}
+_priors: dict[tuple[str, str, int], "np.ndarray"] = {}
 
 
-def query_prior(model, script: str) -> "np.ndarray | None":
-    """The generic prompt's unit vector for ``model`` and ``script`` ("cjk" or "other").
+def query_prior(model, script: str, prompts: dict | None = None) -> "np.ndarray | None":
+    """The mean unit vector of ``prompts`` (GENERIC_PROMPTS, the generic
+    prompt, by default) for ``model`` and ``script`` ("cjk" or "other").
 
-    Embedding the 24 prompts costs about half a second with e5 (one batched
+    Embedding the 24 generic prompts costs about half a second with e5 (one batched
     call for a model without ``embed_query``, such as a remote one), so the
     vector is kept in ``kinetaios-query-priors.json`` in llm's user
     directory, keyed by model and prompt text. None if the model cannot
@@ -607,8 +717,8 @@ def query_prior(model, script: str) -> "np.ndarray | None":
 
     from .embeddings import embed_query
 
-    texts = GENERIC_PROMPTS[script]
-    key = (model.model_id, script)
+    texts = (prompts or GENERIC_PROMPTS)[script]
+    key = (model.model_id, script, hash(tuple(texts)))
     if key in _priors:
         return _priors[key]
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]

@@ -9,7 +9,7 @@ from llm.cli import cli
 
 from llm_kinetaios.config import Settings
 from llm_kinetaios.embeddings import embed_passages, embed_query, to_blob
-from llm_kinetaios.recall import recall
+from llm_kinetaios.recall import asks_about_user, is_cjk, recall
 
 
 def test_default_model_loads_offline_and_is_normalised(e5):
@@ -71,6 +71,44 @@ def test_mixed_store_ranks_the_other_language_fact_above_same_language_ones(stor
     result = recall(store, "我对什么食物过敏？", Settings(), embedding_model=e5)
     assert result.method == "hybrid"
     assert "User is allergic to peanuts" in [m.content for m in result.memories][:3]
+
+
+def test_chinese_question_recalls_a_chinese_fact(store, e5):
+    # A Chinese user asking in Chinese: between CJK texts e5's scores spread
+    # less, and the fact stands below the full margin bar; the lower bar of
+    # its script pair (recall.script_pair_bars) lets it through.
+    seeded(store, e5, CHINESE_DISTRACTORS + ["用户住在柏林"])
+    result = recall(store, "我住在哪里？", Settings(), embedding_model=e5)
+    assert result.method == "hybrid"
+    assert "用户住在柏林" in [m.content for m in result.memories][:3]
+
+
+@pytest.mark.parametrize("prompt", [
+    "解释一下TCP拥塞控制是怎么工作的。", "x^2乘以cos(x)的导数是什么？", "写一首关于大海的诗。",
+])
+def test_unrelated_chinese_prompt_injects_nothing_from_a_chinese_store(store, e5, prompt):
+    seeded(store, e5, CHINESE_DISTRACTORS + ["用户对花生过敏"])
+    result = recall(store, prompt, Settings(), embedding_model=e5)
+    assert result.method == "none" and result.memories == []
+
+
+def test_unrelated_chinese_prompt_injects_nothing_from_an_english_store(store, e5):
+    # Across scripts the lower bars apply only to a query about the user
+    # (recall.asks_about_user); this request cleared them before.
+    seeded(store, e5, DISTRACTORS + ["User is allergic to peanuts"])
+    result = recall(store, "把“早上好”翻译成法语。", Settings(), embedding_model=e5)
+    assert result.method == "none" and result.memories == []
+
+
+@pytest.mark.parametrize("query, about_user", [
+    ("What food allergies does the user have?", True), ("Where does my sister live?", True),
+    ("我对什么食物过敏？", True), ("用户住在哪里?", True),
+    ("Explain how TCP congestion control works.", False), ("把“早上好”翻译成法语。", False),
+    ("写一首关于大海的诗。", False),
+])
+def test_asks_about_user(e5, query, about_user):
+    vector = embed_query(e5, query)
+    assert asks_about_user(e5, vector, is_cjk(query), e5.default_min_margin) is about_user
 
 
 @pytest.mark.parametrize("prompt", [

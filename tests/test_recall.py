@@ -16,6 +16,7 @@ from llm_kinetaios.recall import (
     recall_query,
     score_fusion,
     script_free_deviation,
+    script_pair_bars,
 )
 
 
@@ -377,3 +378,17 @@ def test_spread_judge_is_asked_only_when_the_margin_bars_find_too_few(store, emb
     assert recall(store, "Explain TCP congestion control", Settings(),
                   embedding_model=embed).method == "none"
     assert asked == [1]
+
+
+def test_script_pair_bars():
+    # English on English keeps the full bars only (LoCoMo's case unchanged);
+    # across scripts the lowest bars, but only for a query about the user;
+    # CJK on CJK a bar between.
+    assert script_pair_bars(query_cjk=False, memory_cjk=False) is None
+    cross = script_pair_bars(query_cjk=True, memory_cjk=False)
+    assert cross == script_pair_bars(query_cjk=False, memory_cjk=True)
+    assert script_pair_bars(query_cjk=True, memory_cjk=False, about_user=False) is None
+    assert script_pair_bars(query_cjk=False, memory_cjk=True, about_user=False) is None
+    same = script_pair_bars(query_cjk=True, memory_cjk=True, about_user=False)
+    assert same == script_pair_bars(query_cjk=True, memory_cjk=True)
+    assert cross[0] < same[0] < 1 and cross[1] < same[1] < 1
