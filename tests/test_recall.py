@@ -5,11 +5,15 @@ import pytest
 from llm.parts import Message, TextPart
 
 from llm_kinetaios.config import Settings
-from llm_kinetaios.embeddings import embed_passages, to_blob
+from llm_kinetaios.embeddings import embed_passages, embed_query, to_blob
 from llm_kinetaios.recall import (
+    ABOUT_USER_MARGINS,
+    CLEARLY_ABOUT_USER_MARGINS,
     KEYWORD_WEIGHT,
     SCORE_WEIGHT,
     _by_spread,
+    about_user_margins,
+    asks_about_user,
     format_block,
     named_months,
     recall,
@@ -381,14 +385,66 @@ def test_spread_judge_is_asked_only_when_the_margin_bars_find_too_few(store, emb
 
 
 def test_script_pair_bars():
-    # English on English keeps the full bars only (LoCoMo's case unchanged);
-    # across scripts the lowest bars, but only for a query about the user;
-    # CJK on CJK a bar between.
-    assert script_pair_bars(query_cjk=False, memory_cjk=False) is None
-    cross = script_pair_bars(query_cjk=True, memory_cjk=False)
-    assert cross == script_pair_bars(query_cjk=False, memory_cjk=True)
-    assert script_pair_bars(query_cjk=True, memory_cjk=False, about_user=False) is None
-    assert script_pair_bars(query_cjk=False, memory_cjk=True, about_user=False) is None
-    same = script_pair_bars(query_cjk=True, memory_cjk=True, about_user=False)
-    assert same == script_pair_bars(query_cjk=True, memory_cjk=True)
+    # A query that is not about the user keeps the full bars in every pair;
+    # one about the user gets the lowest bars across scripts and a bar
+    # between for CJK on CJK, English on English keeping the full bars
+    # (LoCoMo's case); one clearly about the user gets at most half the bars
+    # in every pair.
+    about, clearly = ABOUT_USER_MARGINS, CLEARLY_ABOUT_USER_MARGINS
+    for query_cjk in (False, True):
+        for memory_cjk in (False, True):
+            assert script_pair_bars(query_cjk, memory_cjk, about - 0.01) is None
+    assert script_pair_bars(query_cjk=False, memory_cjk=False, about_user=about) is None
+    cross = script_pair_bars(query_cjk=True, memory_cjk=False, about_user=about)
+    assert cross == script_pair_bars(query_cjk=False, memory_cjk=True, about_user=about)
+    same = script_pair_bars(query_cjk=True, memory_cjk=True, about_user=about)
     assert cross[0] < same[0] < 1 and cross[1] < same[1] < 1
+    assert script_pair_bars(False, False, clearly) == (0.5, 0.5)
+    assert script_pair_bars(True, True, clearly) == (0.5, 0.5)
+    assert script_pair_bars(True, False, clearly) == cross  # already lower
+
+
+# The real model from here on: the rules below are about what e5 reads a
+# query as, with default settings.
+E5_FACTS = [
+    "User plays the guitar", "User drives a red car", "User works as a teacher",
+    "User has two cats", "User enjoys science fiction novels", "User runs every morning",
+    "User prefers tea over coffee", "User is learning Japanese", "User supports FC Porto",
+    "User uses a standing desk",
+]
+E5_CHINESE_FACTS = [
+    "用户会弹吉他", "用户开一辆红色的车", "用户是一名老师", "用户养了两只猫", "用户喜欢科幻小说",
+    "用户每天早上跑步", "用户喜欢喝茶不喜欢咖啡", "用户在学日语", "用户支持波尔图足球队", "用户用站立式办公桌",
+]
+
+
+def e5_store(store, e5, texts):
+    for text, vector in zip(texts, embed_passages(e5, texts)):
+        store.add(text, embedding=to_blob(vector), embedding_model=e5.model_id)
+
+
+@pytest.mark.parametrize("fact, question", [
+    ("User lives in Berlin", "Where is my home?"),
+    ("User was born on 3 March 1990", "How old am I?"),
+])
+def test_english_question_clearly_about_the_user_recalls_a_fact_below_the_full_bars(
+        store, e5, fact, question):
+    # English on English has the full bars only, and the fact stands below
+    # them; the question reads clearly as about the user, so half the bars do.
+    e5_store(store, e5, E5_FACTS + [fact])
+    vector = embed_query(e5, question)
+    assert about_user_margins(e5, vector, False, e5.default_min_margin) \
+        >= CLEARLY_ABOUT_USER_MARGINS
+    result = recall(store, question, Settings(), embedding_model=e5)
+    assert result.method == "hybrid"
+    assert result.memories[0].content == fact
+
+
+def test_chinese_request_not_about_the_user_gets_no_lower_bar_on_chinese_memories(store, e5):
+    # Rating a review is not a question about the user: the CJK-on-CJK bar
+    # (three quarters of the full ones) let it inject before.
+    prompt = "给这家咖啡店的评论打分：咖啡不错，但是很吵。"
+    e5_store(store, e5, E5_CHINESE_FACTS + ["用户对花生过敏"])
+    assert not asks_about_user(e5, embed_query(e5, prompt), True, e5.default_min_margin)
+    result = recall(store, prompt, Settings(), embedding_model=e5)
+    assert result.method == "none" and result.memories == []
