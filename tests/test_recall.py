@@ -15,6 +15,7 @@ from llm_kinetaios.recall import (
     about_user_margins,
     asks_about_user,
     format_block,
+    keywords_where_blind,
     named_months,
     recall,
     recall_query,
@@ -448,3 +449,37 @@ def test_chinese_request_not_about_the_user_gets_no_lower_bar_on_chinese_memorie
     assert not asks_about_user(e5, embed_query(e5, prompt), True, e5.default_min_margin)
     result = recall(store, prompt, Settings(), embedding_model=e5)
     assert result.method == "none" and result.memories == []
+
+
+def test_keywords_where_blind_gives_a_memory_fts_cannot_match_its_score_share():
+    from types import SimpleNamespace
+
+    memories = {key: SimpleNamespace(content=text) for key, text in (
+        ("en", "User loves spicy food"), ("zh", "用户对花生过敏"), ("en2", "User rides a bike"))}
+    by_score = {"en": 0.08, "zh": 0.1, "en2": 0.05}
+    keyword = {"en": 3.0}  # "food": the one keyword hit
+    filled = keywords_where_blind(keyword, by_score, memories, query_cjk=False)
+    # The Chinese memory takes its share of the score ranking (1.0 of the best);
+    # the English one FTS5 could have matched, and did not, stays out.
+    assert filled == {"en": 3.0, "zh": 3.0}
+    fused = score_fusion([(by_score, SCORE_WEIGHT), (filled, KEYWORD_WEIGHT)])
+    assert max(fused, key=fused.get) == "zh"
+    # A CJK query: FTS5 cannot match any of them (English nor unsplit Chinese).
+    assert keywords_where_blind(keyword, by_score, memories, query_cjk=True) == {
+        "en": 3.0, "zh": 3.0, "en2": pytest.approx(1.5)}
+    # Without a keyword hit there is no keyword ranking to fill in.
+    assert keywords_where_blind({}, by_score, memories, query_cjk=False) == {}
+
+
+@pytest.mark.parametrize("distractor, fact, question", [
+    ("User's brother lives in Lisbon", "用户住在柏林", "Which city do I live in?"),
+    ("User's favourite band is Radiohead", "用户最喜欢的作家是村上春树", "Who is my favourite writer?"),
+])
+def test_bilingual_store_ranks_the_other_language_fact_above_a_keyword_match(
+        store, e5, distractor, fact, question):
+    # "live" / "favourite" match the English memory only: FTS5 cannot see the
+    # Chinese fact, which keeps its share of the score ranking instead.
+    e5_store(store, e5, E5_FACTS[:5] + E5_CHINESE_FACTS[5:] + [distractor, fact])
+    result = recall(store, question, Settings(), embedding_model=e5)
+    assert result.method == "hybrid"
+    assert result.memories[0].content == fact
