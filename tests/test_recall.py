@@ -23,6 +23,7 @@ from llm_kinetaios.recall import (
     script_free_deviation,
     script_pair_bars,
 )
+from test_embeddings import CHINESE_DISTRACTORS, DISTRACTORS, seeded
 
 
 @pytest.fixture
@@ -405,23 +406,8 @@ def test_script_pair_bars():
     assert script_pair_bars(True, False, clearly) == cross  # already lower
 
 
-# The real model from here on: the rules below are about what e5 reads a
-# query as, with default settings.
-E5_FACTS = [
-    "User plays the guitar", "User drives a red car", "User works as a teacher",
-    "User has two cats", "User enjoys science fiction novels", "User runs every morning",
-    "User prefers tea over coffee", "User is learning Japanese", "User supports FC Porto",
-    "User uses a standing desk",
-]
-E5_CHINESE_FACTS = [
-    "用户会弹吉他", "用户开一辆红色的车", "用户是一名老师", "用户养了两只猫", "用户喜欢科幻小说",
-    "用户每天早上跑步", "用户喜欢喝茶不喜欢咖啡", "用户在学日语", "用户支持波尔图足球队", "用户用站立式办公桌",
-]
-
-
-def e5_store(store, e5, texts):
-    for text, vector in zip(texts, embed_passages(e5, texts)):
-        store.add(text, embedding=to_blob(vector), embedding_model=e5.model_id)
+# The real model from here on (test_embeddings' stores): the rules below are
+# about what e5 reads a query as, with default settings.
 
 
 @pytest.mark.parametrize("fact, question", [
@@ -432,7 +418,7 @@ def test_english_question_clearly_about_the_user_recalls_a_fact_below_the_full_b
         store, e5, fact, question):
     # English on English has the full bars only, and the fact stands below
     # them; the question reads clearly as about the user, so half the bars do.
-    e5_store(store, e5, E5_FACTS + [fact])
+    seeded(store, e5, DISTRACTORS + [fact])
     vector = embed_query(e5, question)
     assert about_user_margins(e5, vector, False, e5.default_min_margin) \
         >= CLEARLY_ABOUT_USER_MARGINS
@@ -445,7 +431,7 @@ def test_chinese_request_not_about_the_user_gets_no_lower_bar_on_chinese_memorie
     # Rating a review is not a question about the user: the CJK-on-CJK bar
     # (three quarters of the full ones) let it inject before.
     prompt = "给这家咖啡店的评论打分：咖啡不错，但是很吵。"
-    e5_store(store, e5, E5_CHINESE_FACTS + ["用户对花生过敏"])
+    seeded(store, e5, CHINESE_DISTRACTORS + ["用户对花生过敏"])
     assert not asks_about_user(e5, embed_query(e5, prompt), True, e5.default_min_margin)
     result = recall(store, prompt, Settings(), embedding_model=e5)
     assert result.method == "none" and result.memories == []
@@ -479,7 +465,7 @@ def test_bilingual_store_ranks_the_other_language_fact_above_a_keyword_match(
         store, e5, distractor, fact, question):
     # "live" / "favourite" match the English memory only: FTS5 cannot see the
     # Chinese fact, which keeps its share of the score ranking instead.
-    e5_store(store, e5, E5_FACTS[:5] + E5_CHINESE_FACTS[5:] + [distractor, fact])
+    seeded(store, e5, DISTRACTORS[:5] + CHINESE_DISTRACTORS[5:] + [distractor, fact])
     result = recall(store, question, Settings(), embedding_model=e5)
     assert result.method == "hybrid"
     assert result.memories[0].content == fact
