@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import math
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
@@ -381,13 +382,15 @@ def about_user_margins(model, vector, query_cjk: bool, min_margin: float) -> flo
     """How much closer, in margins, the query's vector stands to the mean of
     questions about the user (PERSONAL_PROMPTS or USER_PROMPTS, whichever is
     nearer) than to the generic prompt, both in the query's script. Infinite
-    when either cannot be computed: no gate."""
+    when either cannot be computed (no gate), or by its sign when the margin
+    is set to 0."""
     script = "cjk" if query_cjk else "other"
     generic = query_prior(model, script)
     about = [query_prior(model, script, prompts) for prompts in (PERSONAL_PROMPTS, USER_PROMPTS)]
     if generic is None or any(prior is None for prior in about):
         return float("inf")
-    return max(float(vector @ (prior - generic)) for prior in about) / min_margin
+    closer = max(float(vector @ (prior - generic)) for prior in about)
+    return closer / min_margin if min_margin > 0 else math.copysign(float("inf"), closer)
 
 
 # The spread judge (issue 15), asked only when the margin bars find too few:

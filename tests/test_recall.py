@@ -469,3 +469,11 @@ def test_bilingual_store_ranks_the_other_language_fact_above_a_keyword_match(
     result = recall(store, question, Settings(), embedding_model=e5)
     assert result.method == "hybrid"
     assert result.memories[0].content == fact
+
+
+def test_about_user_margins_with_a_min_margin_setting_of_0_is_signed_infinity(e5):
+    # min-margin may be set to 0: how many margins is then only a sign.
+    question, request = (embed_query(e5, text) for text in (
+        "Where do I live?", "Explain how TCP congestion control works."))
+    assert about_user_margins(e5, question, False, 0.0) == float("inf")
+    assert about_user_margins(e5, request, False, 0.0) == float("-inf")
