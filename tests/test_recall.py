@@ -5,12 +5,17 @@ import pytest
 from llm.parts import Message, TextPart
 
 from llm_kinetaios.config import Settings
-from llm_kinetaios.embeddings import embed_passages, to_blob
+from llm_kinetaios.embeddings import embed_passages, embed_query, to_blob
 from llm_kinetaios.recall import (
+    ABOUT_USER_MARGINS,
+    CLEARLY_ABOUT_USER_MARGINS,
     KEYWORD_WEIGHT,
     SCORE_WEIGHT,
     _by_spread,
+    about_user_margins,
+    asks_about_user,
     format_block,
+    keywords_where_blind,
     named_months,
     recall,
     recall_query,
@@ -18,6 +23,7 @@ from llm_kinetaios.recall import (
     script_free_deviation,
     script_pair_bars,
 )
+from test_embeddings import CHINESE_DISTRACTORS, DISTRACTORS, seeded
 
 
 @pytest.fixture
@@ -381,14 +387,93 @@ def test_spread_judge_is_asked_only_when_the_margin_bars_find_too_few(store, emb
 
 
 def test_script_pair_bars():
-    # English on English keeps the full bars only (LoCoMo's case unchanged);
-    # across scripts the lowest bars, but only for a query about the user;
-    # CJK on CJK a bar between.
-    assert script_pair_bars(query_cjk=False, memory_cjk=False) is None
-    cross = script_pair_bars(query_cjk=True, memory_cjk=False)
-    assert cross == script_pair_bars(query_cjk=False, memory_cjk=True)
-    assert script_pair_bars(query_cjk=True, memory_cjk=False, about_user=False) is None
-    assert script_pair_bars(query_cjk=False, memory_cjk=True, about_user=False) is None
-    same = script_pair_bars(query_cjk=True, memory_cjk=True, about_user=False)
-    assert same == script_pair_bars(query_cjk=True, memory_cjk=True)
+    # A query that is not about the user keeps the full bars in every pair;
+    # one about the user gets the lowest bars across scripts and a bar
+    # between for CJK on CJK, English on English keeping the full bars
+    # (LoCoMo's case); one clearly about the user gets at most half the bars
+    # in every pair.
+    about, clearly = ABOUT_USER_MARGINS, CLEARLY_ABOUT_USER_MARGINS
+    for query_cjk in (False, True):
+        for memory_cjk in (False, True):
+            assert script_pair_bars(query_cjk, memory_cjk, about - 0.01) is None
+    assert script_pair_bars(query_cjk=False, memory_cjk=False, about_user=about) is None
+    cross = script_pair_bars(query_cjk=True, memory_cjk=False, about_user=about)
+    assert cross == script_pair_bars(query_cjk=False, memory_cjk=True, about_user=about)
+    same = script_pair_bars(query_cjk=True, memory_cjk=True, about_user=about)
     assert cross[0] < same[0] < 1 and cross[1] < same[1] < 1
+    assert script_pair_bars(False, False, clearly) == (0.5, 0.5)
+    assert script_pair_bars(True, True, clearly) == (0.5, 0.5)
+    assert script_pair_bars(True, False, clearly) == cross  # already lower
+
+
+# The real model from here on (test_embeddings' stores): the rules below are
+# about what e5 reads a query as, with default settings.
+
+
+@pytest.mark.parametrize("fact, question", [
+    ("User lives in Berlin", "Where is my home?"),
+    ("User was born on 3 March 1990", "How old am I?"),
+])
+def test_english_question_clearly_about_the_user_recalls_a_fact_below_the_full_bars(
+        store, e5, fact, question):
+    # English on English has the full bars only, and the fact stands below
+    # them; the question reads clearly as about the user, so half the bars do.
+    seeded(store, e5, DISTRACTORS + [fact])
+    vector = embed_query(e5, question)
+    assert about_user_margins(e5, vector, False, e5.default_min_margin) \
+        >= CLEARLY_ABOUT_USER_MARGINS
+    result = recall(store, question, Settings(), embedding_model=e5)
+    assert result.method == "hybrid"
+    assert result.memories[0].content == fact
+
+
+def test_chinese_request_not_about_the_user_gets_no_lower_bar_on_chinese_memories(store, e5):
+    # Rating a review is not a question about the user: the CJK-on-CJK bar
+    # (three quarters of the full ones) let it inject before.
+    prompt = "给这家咖啡店的评论打分：咖啡不错，但是很吵。"
+    seeded(store, e5, CHINESE_DISTRACTORS + ["用户对花生过敏"])
+    assert not asks_about_user(e5, embed_query(e5, prompt), True, e5.default_min_margin)
+    result = recall(store, prompt, Settings(), embedding_model=e5)
+    assert result.method == "none" and result.memories == []
+
+
+def test_keywords_where_blind_gives_a_memory_fts_cannot_match_its_score_share():
+    from types import SimpleNamespace
+
+    memories = {key: SimpleNamespace(content=text) for key, text in (
+        ("en", "User loves spicy food"), ("zh", "用户对花生过敏"), ("en2", "User rides a bike"))}
+    by_score = {"en": 0.08, "zh": 0.1, "en2": 0.05}
+    keyword = {"en": 3.0}  # "food": the one keyword hit
+    filled = keywords_where_blind(keyword, by_score, memories, query_cjk=False)
+    # The Chinese memory takes its share of the score ranking (1.0 of the best);
+    # the English one FTS5 could have matched, and did not, stays out.
+    assert filled == {"en": 3.0, "zh": 3.0}
+    fused = score_fusion([(by_score, SCORE_WEIGHT), (filled, KEYWORD_WEIGHT)])
+    assert max(fused, key=fused.get) == "zh"
+    # A CJK query: FTS5 cannot match any of them (English nor unsplit Chinese).
+    assert keywords_where_blind(keyword, by_score, memories, query_cjk=True) == {
+        "en": 3.0, "zh": 3.0, "en2": pytest.approx(1.5)}
+    # Without a keyword hit there is no keyword ranking to fill in.
+    assert keywords_where_blind({}, by_score, memories, query_cjk=False) == {}
+
+
+@pytest.mark.parametrize("distractor, fact, question", [
+    ("User's brother lives in Lisbon", "用户住在柏林", "Which city do I live in?"),
+    ("User's favourite band is Radiohead", "用户最喜欢的作家是村上春树", "Who is my favourite writer?"),
+])
+def test_bilingual_store_ranks_the_other_language_fact_above_a_keyword_match(
+        store, e5, distractor, fact, question):
+    # "live" / "favourite" match the English memory only: FTS5 cannot see the
+    # Chinese fact, which keeps its share of the score ranking instead.
+    seeded(store, e5, DISTRACTORS[:5] + CHINESE_DISTRACTORS[5:] + [distractor, fact])
+    result = recall(store, question, Settings(), embedding_model=e5)
+    assert result.method == "hybrid"
+    assert result.memories[0].content == fact
+
+
+def test_about_user_margins_with_a_min_margin_setting_of_0_is_signed_infinity(e5):
+    # min-margin may be set to 0: how many margins is then only a sign.
+    question, request = (embed_query(e5, text) for text in (
+        "Where do I live?", "Explain how TCP congestion control works."))
+    assert about_user_margins(e5, question, False, 0.0) == float("inf")
+    assert about_user_margins(e5, request, False, 0.0) == float("-inf")
