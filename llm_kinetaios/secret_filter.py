@@ -272,15 +272,28 @@ _IBAN = re.compile(r"\b([A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
 _NINO = re.compile(r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b")
 _KOREAN_RRN = re.compile(r"(?<![\d-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-4]\d{6}(?![\d-])")
+# An identity number named in many languages: its own name ("OIB", "AMKA",
+# "CURP", "РНОКПП") or a phrase for one ("ID number", "personal code",
+# "numéro de sécurité sociale", "身份证号", "מספר זהות").
+_ID_NAMES = (
+    r"social security|\bssn\b|national insurance|\bnino\b|passport|national id|national number|identity (?:card|number|code)|identification number|id card|id number|id no\b|personal (?:id|number|code|identity)|tax id|\btin\b|\btfn\b|\bitin\b"
+    r"|\bdni\b|\bnie\b|\bnif\b|codice fiscale|steuer-?id|steueridentifikationsnummer|personalausweis|sozialversicherungsnummer|versicherungsnummer|\bsvnr\b|ausweisnummer|identifikationsnummer|\bahv\b|\bavs\b"
+    r"|\bcpf\b|\brg\b|aadhaa?r|pan card|\bpesel\b|numer dowodu|dowód osobisty"
+    r"|\bbsn\b|burgerservicenummer|rijksregister\w{0,8}|\binsz\b|registre national|numéro national|numéro d'identification|personnummer|fødselsnummer|\bcpr\b|kennitala|\bhetu\b|henkilötunnu\w{0,6}"
+    r"|\bcnp\b|\begn\b|\bегн\b|\bjmbg\b|\bemšo\b|\bemso\b|\boib\b|osobni identifikacijski|matični broj|матични број|isikukood\w{0,2}|personas kod\w{0,2}|asmens kod\w{0,2}|rodné číslo|rodného čísla"
+    r"|személyi (?:szám|azonosító)\w{0,3}|\btaj\b|taj-szám\w{0,3}|adóazonosító|\bamka\b|\bαμκα\b|\bαφμ\b|αριθμός ταυτότητας|κοινωνικής ασφάλισης"
+    r"|\bsin\b|social insurance|\bnhs number|\bpps\b|my ?number|マイナンバー|個人番号|身份证\w{0,2}|身分證|身份證|居民身份|주민등록번호|외국인등록번호"
+    r"|sécurité sociale|numéro fiscal|\bnir\b|carte d'identité|número de identidad|número de identificación|documento (?:nacional )?de identidad|seguridad social|cédula|\bcurp\b|\brfc\b|\brut\b|\bcuil\b|\bcuit\b"
+    r"|carta d'identità|número de contribuinte|cartão de cidadão|segurança social|паспорт\w{0,3}|снилс|\bинн\b|\bипн\b|\bрнокпп\b|\bіпн\b|идентификационн\w{0,4} номер|ідентифікаційн\w{0,4} номер"
+    r"|driver'?s licen[cs]e number|licence number|medicare number|kimlik numarası|tc kimlik|\bnric\b|\bhkid\b|\bcnic\b|\bnik\b|\bktp\b|mykad|kad pengenalan|căn cước|\bcccd\b|chứng minh nhân dân"
+    r"|תעודת (?:ה)?זהות|מספר (?:ה)?זהות|الرقم القومي|الرقم الوطني|رقم الهوية|بطاقة الهوية|کد ملی|شماره ملی|आधार|पहचान संख्या|เลขประจำตัวประชาชน|บัตรประชาชน"
+)
 _ID_WORDS = re.compile(
-    r"(?:social security|\bssn\b|national insurance|\bnino\b|passport|national id|identity card|id card|id number|personal id|tax id|\btin\b|\btfn\b"
-    r"|\bdni\b|\bnie\b|\bnif\b|codice fiscale|steuer-?id|steueridentifikationsnummer|personalausweis|sozialversicherungsnummer|ausweisnummer|\bcpf\b|\brg\b|aadhaa?r|pan card|\bpesel\b"
-    r"|\bbsn\b|burgerservicenummer|personnummer|fødselsnummer|\bcpr\b|\bhetu\b|henkilötunnu\w{0,6}|\bcnp\b|\begn\b|\bjmbg\b|isikukood|asmens kodas|rodné číslo|személyi szám|\bsin\b|social insurance|my ?number|マイナンバー|身份证|身分證|身份證|주민등록번호"
-    r"|sécurité sociale|numéro fiscal|\bnir\b|carte d'identité|número de identidad|documento de identidad|cédula|\bcurp\b|\brfc\b|\brut\b|numer dowodu|паспорт\w{0,3}|снилс|\bинн\b"
-    r"|driver'?s licen[cs]e number|licence number|medicare number|nhs number|kimlik numarası|tc kimlik|\bnric\b|\bhkid\b)"
-    r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s-]{5,20}\d[A-Z]?)(?![\w])",
+    rf"(?:{_ID_NAMES})"
+    r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s./-]{4,20}\d(?:\s?[A-Z])?)(?![\w])",
     re.IGNORECASE | re.DOTALL,
 )
+_ID_CONTEXT = re.compile(rf"(?:{_ID_NAMES})", re.IGNORECASE)
 
 # --- Random-looking tokens ---------------------------------------------------
 
@@ -626,8 +639,9 @@ def _card_number(plain: str) -> bool:
 
 
 # National id numbers whose shape is their own (a date, a century sign, a
-# check letter), checked by python-stdnum's validators (date and check
-# digit): (pattern on the upper-cased text, stdnum module).
+# check letter, dots and dashes where only that id puts them), checked by
+# python-stdnum's validators (date and check digit) wherever they appear:
+# (pattern on the upper-cased text, stdnum modules).
 _ID_SHAPES = (
     (re.compile(r"\b[XYZ]?\d{7,8}-?[A-Z]\b"), ("es.dni", "es.nie")),
     (re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d)"), ("br.cpf",)),
@@ -635,8 +649,31 @@ _ID_SHAPES = (
     (re.compile(r"(?<!\d)[12]\s?\d{2}\s?(?:0[1-9]|1[0-2])\s?(?:\d{2}|2[AB])\s?\d{3}\s?\d{3}\s?\d{2}(?!\d)"), ("fr.nir",)),
     (re.compile(r"\b[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z]\b"), ("it.codicefiscale",)),
     (re.compile(r"(?<![\d-])\d{6}[-+A-FU-Y]\d{3}[0-9A-Y](?![\w-])"), ("fi.hetu",)),
-    (re.compile(r"(?<![\d-])(?:\d{2})?\d{6}[-+]\d{4}(?![\d-])"), ("se.personnummer", "dk.cpr")),
+    (re.compile(r"(?<![\d-])(?:\d{2})?\d{6}[-+]\d{4}(?![\d-])"), ("se.personnummer", "dk.cpr", "is_.kennitala")),
+    (re.compile(r"\b[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z\d]\d\b"), ("mx.curp",)),  # letters, birth date, sex, state
+    (re.compile(r"(?<![\d.])756\.\d{4}\.\d{4}\.\d{2}(?![\d.]|\.\d)"), ("ch.ssn",)),
+    (re.compile(r"(?<![\d-])\d-\d{4}-\d{5}-\d{2}-\d(?![\d-])"), ("th.pin",)),
+    (re.compile(r"(?<![\d-])(?:20|23|24|27)-\d{8}-\d(?![\d-])"), ("ar.cuit",)),  # a person's CUIL/CUIT, not a company's
+    (re.compile(r"(?<![\d-])[0-3]\d[01]\d{3}-[0-2]\d{4}(?![\d-])"), ("lv.pvn",)),  # Latvian personas kods
+    (re.compile(r"(?<![\d.])\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}(?![\d.])"), ("be.nn",)),
+    (re.compile(r"(?<![\d-])\d{5}-\d{7}-\d(?![\d-])"), ("pk.cnic",)),
+    (re.compile(r"(?<![\d-])\d{6}-\d{2}-\d{4}(?![\d-])"), ("my.nric",)),
+    (re.compile(r"(?<![\d/])\d{6}/\d{3,4}(?![\d/])"), ("cz.rc", "sk.rc")),
 )
+# Personal and national identity numbers written as plain digits: one
+# python-stdnum module per country, by the length of its number. A run of
+# digits is too common a shape to be read alone (order, phone and tracking
+# numbers, ISBNs), so it counts only in a text that speaks of identity
+# (_ID_CONTEXT) and only when the module's check digits and dates accept it.
+_PLAIN_IDS = (
+    "at.vnr", "be.nn", "bg.egn", "br.cpf", "ca.sin", "cl.rut", "cn.ric", "cu.ni", "cz.rc", "de.idnr",
+    "dk.cpr", "do.cedula", "ec.ci", "ee.ik", "fi.hetu", "fr.nir", "gb.nhs", "gr.amka", "hr.oib", "id.nik",
+    "il.idnr", "in_.aadhaar", "is_.kennitala", "jp.in_", "kr.rrn", "lt.asmens", "my.nric", "nl.bsn",
+    "no.fodselsnummer", "pe.cui", "pk.cnic", "pl.pesel", "pt.cc", "ro.cnp", "ru.inn", "se.personnummer",
+    "si.emso", "sk.rc", "th.pin", "tr.tckimlik", "ua.rntrc", "us.ssn", "za.idnr",
+)
+# 9 to 16 digits, maybe grouped: shorter runs are dates and counts.
+_PLAIN_NUMBER = re.compile(r"(?<![\w.,/-])\d(?:[ .\-/]?\d){8,15}(?![\w-]|[.,/]\d)")
 
 
 def _valid_id(value: str, modules: tuple[str, ...]) -> bool:
@@ -646,6 +683,13 @@ def _valid_id(value: str, modules: tuple[str, ...]) -> bool:
     return any(importlib.import_module(f"stdnum.{module}").is_valid(value) for module in modules)
 
 
+def _plain_id(plain: str) -> bool:
+    "A run of digits that a country's personal-id check accepts, in a text about identity."
+    if not _ID_CONTEXT.search(plain):
+        return False
+    return any(_valid_id(re.sub(r"\D", "", m.group()), _PLAIN_IDS) for m in _PLAIN_NUMBER.finditer(plain))
+
+
 def _national_id(plain: str, upper: str) -> bool:
     return bool(
         _SSN.search(plain)
@@ -653,6 +697,7 @@ def _national_id(plain: str, upper: str) -> bool:
         or _KOREAN_RRN.search(plain)
         or any(_valid_id(m.group(), modules) for pattern, modules in _ID_SHAPES for m in pattern.finditer(upper))
         or _ID_WORDS.search(plain)
+        or _plain_id(plain)
     )
 
 
