@@ -498,6 +498,13 @@ def _card_brand_ok(digits: str) -> bool:
 
 
 def _iban_ok(candidate: str) -> bool:
+    """Mod-97 valid; a short last group after a space may be the next word
+    ("AT72 ... bei", "SK25... v") rather than the IBAN's end."""
+    head, _, tail = candidate.rpartition(" ")
+    return _iban_checksum(candidate) or bool(head and len(tail) <= 3 and _iban_checksum(head))
+
+
+def _iban_checksum(candidate: str) -> bool:
     iban = candidate.replace(" ", "")
     if not 15 <= len(iban) <= 34:
         return False
