@@ -121,15 +121,16 @@ _SECRET_WORDS = (
     r"|(?:wlan|wifi|wi-fi)[- ]?(?:schlüssel|key|clé|clave|chiave|sleutel|nyckel|klucz|code)"
     r"|login(?: details| credentials)?|credentials|api[ _-]?key|secret[ _-]?key|access[ _-]?(?:key|token)|auth[ _-]?token|private key"
     r"|contraseñas?|contrasenas?|clave(?: de acceso| secreta)?|senhas?|palavra-passe|mot de passe|mdp|code secret|code pin"
-    r"|passw[oö]rt\w{0,3}|kennw[oö]rt\w{0,3}|zugangscode|geheimzahl|parola d'ordine|wachtwoord\w{0,2}|hasł\w{1,3}|hasl\w{1,3}|парол\w{1,3}|пин-код\w{0,2}|şifre\w{0,4}|sifre\w{0,4}|parola\w{0,3}"
+    r"|passw[oö]rt\w{0,3}|kennw[oö]rt\w{0,3}|zugangscode|geheimzahl|parola d'ordine|wachtwoord\w{0,2}|hasł\w{1,3}|hasl\w{1,3}|парол\w{1,3}|пин-код\w{0,2}|şifre\w{0,6}|sifre\w{0,6}|şifrə\w{0,4}|parola\w{0,3}"
     r"|lösenord\w{0,3}|losenord\w{0,3}|adgangskode\w{0,3}|kodeord\w{0,3}|passord\w{0,3}|salasan\w{1,5}|hesl\w{1,3}|jelsz[óoa]\w{0,4}|parol[ăe]\w{0,3}|κωδικ\w{0,6}|συνθηματικ\w{0,4}"
     r"|كلمة المرور|كلمة السر|كلمة سر|كلمة مرور|الرقم السري|סיסמ\w{1,3}|رمز عبور|گذرواژه|رمز|पासवर्ड|पिन|密码|密碼|口令|暗証番号|パスワード|비밀번호|암호|패스워드"
     r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozinka|лозинка|geslo|slaptažodis|parool|parole"
+    r"|contraseny\w{0,2}|contrasinal|pasahitz\w{0,3}|lykilorð\w{0,3}|wagwoord|fjalëkalim\w{0,3}|cyfrinair|pasfhocal|pasiwedi|iphasiwedi|gaztnabar|գաղտնաբառ|პაროლ\w{0,2}|құпия сөз|нууц үг|کلمه عبور|پاس ورڈ|கடவுச்சொல்|పాస్‌వర్డ్|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපදය|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်"
 )
 # What joins a secret word to its value: a copula or a colon. Space-free
 # scripts attach it directly ("密码是", "パスワードは", "비밀번호는").
 _LINK = (
-    r"(?:\s?[:=：]\s?|'s\s|\s(?:is|was|are|were|es|era|est|ist|lautet|war|è|é|jest|это|—|=>|->|är|este|είναι|هي|هو|היא|है|là|adalah|ialah|sont|sind|será|zijn|olan|şu)\s"
+    r"(?:\s?[:=：]\s?|'s\s|\s(?:is|was|are|were|es|és|era|est|ist|lautet|war|è|é|jest|это|—|=>|->|är|este|είναι|هي|هو|היא|है|là|adalah|ialah|sont|sind|será|zijn|olan|şu)\s"
     r"|\s(?:is |was |has been |got )?(?:set|changed|updated|reset) to\s"
     r"|(?:是|为|為|は|が|는|은|이|가|คือ|:|：)\s?)"
 )
@@ -146,7 +147,7 @@ _FILLER = (
     r"|[^\s\x00-\x7f]{1,8})?"
 )
 _QUOTED = r"[\"'`«“「‘]([^\"'`»”」’\n]{3,80})[\"'`»”」’]"
-_VALUE = r"(?!(?:{stop})(?:[\s.,;:!?]|$))([^\s\"'`«»“”「」‘’,;()]{{3,80}})"
+_VALUE = r"(?!(?:{stop})(?:[\s.,;:!?]|$))([^\s\"'`«»“”「」‘’,;()。，、；！？][^\s\"'`«»“”「」‘’,;。，、；！？]{{2,79}})"
 # Words that follow "password is" without being one.
 _NOT_A_VALUE = frozenset("""
 compromised changed reset weak strong long short stolen leaked expired required stored saved kept managed
@@ -186,7 +187,7 @@ _PROSE_PATTERNS = [
 # "WiFi密码是jiayou888"): whatever the words between them, in any language.
 _SECRET_WORD = re.compile(rf"(?:{_SECRET_WORDS})")
 _CLAUSE_END = re.compile(r"[.!?;\n。！？](?:\s|$)")
-_WINDOW_TOKEN = re.compile(r"(?:(?<=[\s:：=是为為は가이은는])|^)([^\s\"'`«»“”「」‘’,;()。，、]{4,80})")
+_WINDOW_TOKEN = re.compile(r"(?:(?<=[\s:：=是为為は가이은는])|^)([^\s\"'`«»“”「」‘’,;()。，、][^\s\"'`«»“”「」‘’,;。，、]{3,79})")
 _NUMERIC_LINK = re.compile(unicodedata.normalize("NFKC", rf"(?:{_LINK}|{_WEAK_LINK}|^\s?)$"))
 _NOT_THE_SECRET = re.compile(
     r"\b(?:manager|policy|policies|requirements?|length|strength|hint|rules?|reset|breach|leak|expir\w*|changed?|rotat\w*|generator|app|vault|file|field|hash\w*|gestor|gestionnaire|менеджер\w*)\b|管理|マネージャ|관리")
@@ -364,8 +365,18 @@ def _names_a_secret(value: str) -> bool:
 _PATH_VALUE = re.compile(r"(?:~|\.{1,2})?/?(?:[A-Za-z_][\w.-]{0,40}/){1,12}[\w.-]{0,40}|/[A-Za-z_][\w.-]{0,40}")
 
 
+# A generated password may open with a symbol ("@pS*2DGj$9R(Tm"): after a
+# sigil that opens no bracket, letters, a digit and a further symbol make a
+# value, not a reference ("$DB_PASSWORD", "@handle", "#channel").
+_SIGIL_PASSWORD = re.compile(r"[@$#%&](?=[^\W_])(?=[^\d]{0,80}\d)(?=[\d\W_]{0,80}[^\W\d_])(?=.{0,80}[!#$%^&*()+=?~@])")
+
+
+def _is_reference(value: str) -> bool:
+    return bool(_REFERENCE.search(value[1:] if _SIGIL_PASSWORD.match(value) else value))
+
+
 def _never_a_value(value: str) -> bool:
-    return (len(value) < 4 or bool(_PATH_VALUE.fullmatch(value.rstrip(".,;:!?)"))) or value.casefold() in _NOT_A_SECRET_VALUE or bool(_REFERENCE.search(value))
+    return (len(value) < 4 or bool(_PATH_VALUE.fullmatch(value.rstrip(".,;:!?)"))) or value.casefold() in _NOT_A_SECRET_VALUE or _is_reference(value)
             or bool(_PASSWORD_HASH.match(value)) or "://" in value or bool(_NAME_REFERENCE.fullmatch(value))
             or _names_a_secret(value))
 
@@ -542,7 +553,7 @@ def _not_a_prose_value(value: str) -> bool:
     "A word that follows 'password is' without being one, or a placeholder or hash."
     return (len(value) < 3 or value in _NOT_A_VALUE or value.casefold() in _NOT_A_SECRET_VALUE
             or bool(_PATH_VALUE.fullmatch(value))
-            or bool(_REFERENCE.search(value)) or bool(_PASSWORD_HASH.match(value)) or _names_a_secret(value))
+            or _is_reference(value) or bool(_PASSWORD_HASH.match(value)) or _names_a_secret(value))
 
 
 def _prose_match_is_secret(pattern: re.Pattern, match: re.Match, folded: str) -> bool:
@@ -558,10 +569,11 @@ def _prose_match_is_secret(pattern: re.Pattern, match: re.Match, folded: str) ->
     if codelike:
         return True
     if pattern is _PROSE_PATTERNS[0]:
-        # A bare word: a password only when it ends the clause
-        # ("the wifi password is bluefrog."), not "is weak".
+        # A bare word: a password only when it ends the sentence ("the wifi
+        # password is bluefrog."), not "is weak", nor a word of state the
+        # sentence goes on from ("is gelekt, dus ..."), in any language.
         rest = folded[match.end():match.end() + 2].strip()
-        return not rest or rest[0] in ".,;!?)\"'"
+        return not rest or rest[0] in ".!?)\"'"
     return False
 
 
