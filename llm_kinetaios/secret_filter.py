@@ -59,6 +59,7 @@ _TOKENS = [
     r"\bnpm_[A-Za-z0-9]{36}\b",
     r"\bpypi-AgE[\w-]{50,300}",
     r"\b(?:SK|AC)[0-9a-fA-F]{32}\b",  # Twilio
+    r"(?<![\d-])\d{6}(?:-\d{6}){7}(?![\d-])",  # BitLocker recovery key: eight groups of six digits
     r"\bkey-[0-9a-zA-Z]{32}\b",  # Mailgun
     r"\b[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}\b",  # Discord bot
     r"\bhv[sbr]\.[A-Za-z0-9_-]{20,300}",  # Vault
@@ -257,7 +258,12 @@ _SEED_PHRASE = re.compile(
     re.DOTALL,
 )
 _RECOVERY_CODES = re.compile(
-    r"(?:recovery|backup|2fa|two-factor|mfa|otp|one-time|verification|authenticator|scratch|reserve|wiederherstellungs|códigos de recuperación|codes de récupération)\s?(?:codes?|keys?|tokens?)"
+    r"(?:(?:recovery|backup|2fa|two-factor|mfa|otp|one-time|verification|authenticator|scratch|reserve|wiederherstellungs|herstel|återställnings|gjenopprettings|gendannelses|palautus)"
+    r"\s?(?:codes?|keys?|tokens?|schlüssel|sleutels?|nyckel\w{0,2}|nøkkel\w{0,2}|nøgle\w{0,2}|koodi\w{0,2})"
+    # key word first: "clé de récupération", "klucz odzyskiwania", "ключ восстановления", "恢复密钥"
+    r"|(?:codes?|clés?|claves?|chiav[ei]|códigos?|codici|klucz\w{0,2}|kod\w{0,2}|ключ\w{0,2}|код\w{0,2}) (?:de |di |da |do |del |)"
+    r"(?:récupération|recuperación|recuperação|recupero|secours|odzyskiwania|восстановления|відновлення|kurtarma)"
+    r"|(?:恢复|復原|回復|复原|복구)\s?(?:密钥|金鑰|密鑰|码|碼|キー|コード|키|코드))"
     r".{0,40}?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\b\d{6,10}\b|\b\d{4}[ -]\d{4}\b)",
     re.DOTALL,
 )
@@ -417,10 +423,12 @@ _LOGIN_CONTEXT = re.compile(
     r"(?i:\b(?:account|log(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?|login|logon|sign(?:s|ed|ing)?[ -]?(?:in|on)(?:to)?|username|user name"
     r"|credentials|ssh(?:es|ed)?|authenticat\w{0,5}|anmeld\w{0,4}|(?:ein)?logg\w{0,4}|zugangsdaten|connect\w{0,6}|connexion|identifiants?"
     r"|inicio de sesión|inici\w{1,3} sesión|acced\w{1,4}|credenziali|entro|войти|вход\w{0,3}|логин\w{0,2}|захож\w{0,2}|zaloguj\w{0,4}|loguj\w{0,4}"
-    r"|inloggen|logga in|kirjaud\w{0,6}|giriş"
+    r"|inloggen|logga in|kirjaud\w{0,6}|giriş|gir(?:iyor|er|dim|erim|mek)\w{0,3}"
+    # what a password unlocks: "my laptop unlocks with Winter#Harbor77"
+    r"|unlock\w{0,4}|entsperr\w{0,4}|déverrouill\w{0,5}|desbloque\w{0,4}|desbloqu\w{0,4}|sblocc\w{0,4}|ontgrendel\w{0,3}|odblok\w{0,5}|odemk\w{0,5}|разблокир\w{0,5}|розблок\w{0,6}"
     # an account and its admin, in other languages: "le code du compte admin est Pf8@zLq#1vR"
     r"|admin|administrator|compte|cuenta|conta|konto|conto|account\w{0,2}|аккаунт\w{0,2}|акаунт\w{0,2}|учётн\w{0,4}|учетн\w{0,4}|hesab\w{0,3}|tili\w{0,3}|fiók\w{0,3}|λογαριασμ\w{0,3}|akun|tài khoản)\b"
-    r"|登录|登入|登陆|帐号|账号|帳號|账户|賬戶|用户名|ログイン|アカウント|로그인|계정|아이디|حساب|חשבון|खाता|บัญชี)"
+    r"|登录|登入|登陆|帐号|账号|帳號|账户|賬戶|用户名|ログイン|アカウント|로그인|계정|아이디|حساب|חשבון|खाता|บัญชี|解锁|解鎖|ロック解除|잠금 해제)"
 )
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\n。！？；]")
 # "account steamlena / Pixel!Cat7": a login and its password, around a spaced slash
@@ -437,8 +445,23 @@ def _password_shaped(token: str) -> bool:
     token = token.rstrip(".,;:!?)]}")
     return (8 <= len(token) and not _EMAIL.fullmatch(token) and "://" not in token
             and any(c.isupper() for c in token) and any(c.islower() for c in token)
-            and any(c.isdigit() for c in token) and bool(re.search(r"[!#$%^&*+=?~]", token))
+            and any(c.isdigit() for c in token) and bool(re.search(r"[!#$%^&*+=?~@()]", token))
             and not _never_a_value(token))
+
+
+def _names_a_password(sentence: str) -> bool:
+    "A password word anywhere in the sentence, not inside a longer Latin word."
+    folded = sentence.casefold()
+    return any(not _inside_latin_word(folded, *word.span()) for word in _SECRET_WORD.finditer(folded))
+
+
+def _password_beside_word(plain: str) -> bool:
+    """A token only a password looks like in a sentence with a password
+    word, before or after it ("Galata#Kulesi1348 şifresiyle giriyorum"),
+    whatever the grammar between them."""
+    plain = _PUBLIC_BLOB.sub(" ", _URL.sub(" ", plain))
+    return any(_names_a_password(sentence) and any(_password_shaped(m.group()) for m in _BARE_TOKEN.finditer(sentence))
+               for sentence in _SENTENCE_END.split(plain))
 
 
 def _login_secret(plain: str) -> bool:
@@ -634,10 +657,38 @@ def _without_references(text: str) -> str:
     return _INDIRECT_REFERENCE.sub(r"\1<>", text)
 
 
+# "the key is plum-tree-cider-88", "koden til vores Netflix-konto er
+# Havfrue_Odense31": a key or code is a password where its sentence names
+# what it opens (a network, a device, an account), and is not one of the
+# codes that open nothing (area, zip, error, promo, QR, source ...).
+_KEY_WORD = re.compile(
+    r"(?<![\w-])(?:key|code|schlüssel|clé|clave|chiave|sleutel|nøgle\w{0,3}|nøkkel\w{0,3}|nyckel\w{0,3}|klucz\w{0,2}|ключ\w{0,2}"
+    r"|kod\w{0,2}|kode\w{0,2}|koodi\w{0,3}|código|codice|kód\w{0,2}|κλειδί|код\w{0,2})(?![\w-])")
+_OPENED = re.compile(
+    r"(?<![\w])(?:wi-?fi|wlan|wireless|router|hotspot|network|ssid|netzwerk|réseau|netwerk|rete|rede|nettverk|netværk|nätverk|verkko|sieć|сеть|сети"
+    r"|laptop|computer|pc|phone|iphone|ipad|tablet|handy|telefon\w{0,2}|account\w{0,2}|konto\w{0,2}|compte|cuenta|conta|conto|tili\w{0,3}|fiók\w{0,3}"
+    r"|аккаунт\w{0,2}|netflix|spotify|disney\+?|hbo|prime video|streaming)(?![\w])|[\w-]{1,20}-(?:konto|account)\b")
+_NOT_A_KEY = re.compile(
+    r"(?:area|zip|postal|post|error|status|source|promo|discount|coupon|voucher|gift|qr|bar|country|product|dress|tracking|booking|order|reference"
+    r"|confirmation|invite|invitation|referral|colou?r|exit|language|region|public|keyboard)(?:[\s-]\w{1,10})?[\s-]?$")
+
+
+def _keyed_value(folded: str) -> bool:
+    for sentence in _SENTENCE_END.split(folded):
+        if not _OPENED.search(sentence):
+            continue
+        for word in _KEY_WORD.finditer(sentence):
+            if _NOT_A_KEY.search(sentence[max(0, word.start() - 14):word.start()]):
+                continue
+            if _window_has_value(_clause_after(sentence, word.end())):
+                return True
+    return False
+
+
 def _password_in_prose(folded: str) -> bool:
     folded = _PUBLIC_BLOB.sub(" ", _PLACEHOLDER_SPAN.sub("<>", _without_references(folded)))
     return bool(
-        _prose_secret(folded) or _near_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded)
+        _prose_secret(folded) or _near_value(folded) or _keyed_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded)
         or (_CODE_VALUE.search(folded) and _OPENS_SOMETHING.search(folded))
     )
 
@@ -647,12 +698,21 @@ def _password_in_prose(folded: str) -> bool:
 _TEST_CARD = re.compile(r"(?i:\b(?:test|sandbox|documented|dummy|sample)\s(?:\w+\s)?(?:card|number|credit card|visa|mastercard|amex)s?\b)")
 
 
+# A number named as a barcode or book number, and valid as one, is a product's.
+_PRODUCT_CODE = re.compile(
+    r"(?i:\b(?:bar ?codes?|ean(?:-?1[34])?|gtin|upc|isbn(?:-?1[03])?|strichcode|code-barres?|codes? barres?|código de barras|codice a barre"
+    r"|streepjescode|kod kreskowy|barkod|mã vạch)\b|штрих-?код|条形码|條碼|条码|バーコード|바코드)")
+
+
 def _card_number(plain: str) -> bool:
     if _TEST_CARD.search(plain):
         return False
+    product = bool(_PRODUCT_CODE.search(plain))
     for match in _DIGIT_RUN.finditer(plain):
         digits = re.sub(r"\D", "", match.group())
         if 12 <= len(digits) <= 19 and _card_brand_ok(digits) and _luhn_ok(digits):
+            if product and _valid_id(digits, ("ean", "isbn")):
+                continue
             return True
     return False
 
@@ -733,7 +793,7 @@ def secret_reason(text: str) -> str | None:
     if token:
         return token
     folded = fold_for_matching(text)
-    if _password_in_prose(folded):
+    if _password_in_prose(folded) or _password_beside_word(plain):
         return "a password or code"
     if _KEYWORD_HEX.search(folded):
         return "an API token or key"
