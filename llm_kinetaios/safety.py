@@ -295,6 +295,11 @@ _ROLE_CHANGE = (
     r"|(?:أنت الآن|من الآن فصاعدا,? أنت)|(?:अब तुम|अब आप|अब से तुम|अब से आप)"
     r"|\b(?:bây giờ bạn là|từ giờ bạn)|\b(?:sekarang kamu adalah|mulai sekarang kamu|sekarang anda adalah)"
     r"|(?:개발자 모드|开发者模式|開發者模式|開発者モード|modo desarrollador|mode développeur|entwicklermodus|modalità sviluppatore|режим разработчика|越狱|geliştirici modu|gelistirici modu|tryb dewelopera|ontwikkelaarsmodus)"
+    # developer mode in more languages, unless a device is named ("... on my Android phone")
+    r"|(?:modo (?:de )?desenvolvedor|modo programador|tryb programisty|režim vývojáře|vývojářsk\w{1,3} režim|fejlesztői mód|λειτουργία προγραμματιστή|modul (?:de )?dezvoltator"
+    r"|kehittäjätila|utvecklarläge|udviklertilstand|utviklermodus|chế độ nhà phát triển|mode pengembang|โหมดนักพัฒนา|डेवलपर मोड|وضع المطور|מצב מפתח|حالت توسعه|режим розробника"
+    r"|(?:i|ku|kwi)modi yomthuthukisi|modalitet\w{0,3} e zhvilluesit|mód (?:an )?fhorbróra|mód forbróra|modh (?:an )?leasaiche|modh luchd-leasachaidh|hali ya msanidi)"
+    r"(?!.{0,60}\b(?:android|i?phone|ipad|ios|usb|adb|chrome|browser|windows|bios|router|firmware|laptop|tablet|xiaomi|samsung|pixel)\b)"
     r"|\byou(?:'re| are) no longer\b|(?:sen artık|sen şimdi|sen simdi|ты больше не|теперь вы|tu n'es plus|du bist nicht mehr|ya no eres)"
     r"|\b(?:forget|drop|abandon|olvida|oublie|vergiss|забудь|dimentica)\b.{0,12}\b(?:your|tu|ton|deine|свою|твою|il tuo)\s(?:role|rol|rôle|rolle|роль|ruolo|persona|character)\b|\brolünü unut|\brolunu unut"
     r"|(?:keine regeln mehr|ohne regeln|sin reglas|sans règles|sans regles|без правил|kuralsız|kural tanımayan|kural tanimayan|senza regole|sem regras|zonder regels|bez zasad|没有规则|規則のない|규칙 없는)"
@@ -332,7 +337,12 @@ _PROMPT_LEAK = (
 # ("Der Nutzer schreibt einen System-Prompt für ..."), as the English
 # rule above needs a verb of disclosure before it.
 _PROMPT_NOUN = (
-    r"(?:prompt del sistema|instrucciones del sistema|prompt système|invite système|instructions système|systemprompt|system-prompt|systemanweisung|prompt di sistema|prompt do sistema|системн\w* (?:промпт|инструкци|подсказ)|系统提示|系統提示|系统指令|システムプロンプト|시스템 프롬프트|sistem istemi|systeemprompt|prompt systemow)"
+    r"(?:prompt del sistema|instrucciones del sistema|mensaje del sistema|message système|systemnachricht|messaggio di sistema|istruzioni di sistema|mensagem do sistema|instruções do sistema"
+    r"|systeembericht|systeeminstructies|prompt systemowy|instrukcje systemowe|systémov\w{1,3} (?:prompt|pokyn\w{0,2}|zpráv\w{0,2})|rendszerprompt|rendszerüzenet|μήνυμα συστήματος|προτροπή συστήματος|promptul de sistem|mesajul de sistem"
+    r"|järjestelmäkehote|järjestelmäviesti|systemmeddelande|systembesked|systemmelding|sistem mesajı|sistem talimatları|موجه النظام|تعليمات النظام|رسالة النظام|הנחיית המערכת|הודעת המערכת|پرامپت سیستم|دستورالعمل سیستم"
+    r"|prompt sistem|instruksi sistem|pesan sistem|lời nhắc hệ thống|hướng dẫn hệ thống|सिस्टम प्रॉम्प्ट|พรอมต์ระบบ|ujumbe wa mfumo|maagizo ya mfumo|ombi la mfumo"
+    r"|(?:umbhalo|umyalezo|imiyalelo|umyalo) (?:we|ye|wo)?sistimu|wesistimu|yesistimu|mesazh\w{0,3} (?:i|e) sistemit|udhëzimet e sistemit|prompt\w{0,3} (?:i|e) sistemit"
+    r"|(?:teachtaireacht|leid|treoracha|treoir) an chórais|(?:teachdaireachd|stiùiridhean|brosnachadh) an t-siostaim|prompt système|invite système|instructions système|systemprompt|system-prompt|systemanweisung|prompt di sistema|prompt do sistema|системн\w* (?:промпт|инструкци|подсказ)|系统提示|系統提示|系统指令|システムプロンプト|시스템 프롬프트|sistem istemi|systeemprompt|prompt systemow)"
 )
 
 # Orders to the model: imperative phrasing at the start of a sentence or
@@ -357,6 +367,8 @@ _ORDER = (
     r"|\bauto-?run\b|\b(?:most important|highest[- ]priority|overriding) (?:rules?|instructions?)\b"
     r"|(?:^|[\n.!?]\s{0,4})use (?:this|these|the following|the above) (?:analysis|information|note|notes|text|result|results|instructions?|data) (?:to|when|for)\b"
     r"|(?:^|[\n.!?]\s{0,4})(?:assistant|ai|chatbot|bot|model|llm|agent|claude|chatgpt|gpt|gemini|copilot)\s?,\s"
+    # the assistant called by name in other languages: "Assistent, din nye opgave ..."
+    r"|(?:^|[\n.!?]\s{0,4})(?:assistent\w{0,2}|asistente|assistente|asystent\w{0,2}|asistent\w{0,2}|asisten|asistan|avustaja|asszisztens|βοηθέ|ассистент|асистент\w{0,2}|assistant(?:e|in))\s?[,:!]\s"
     r"|(?:^|[\n.!?]\s{0,4})(?:note|message|comment|recommendation) (?:by|from) (?:a |an |the )?(?:trustworthy|trusted|expert|verified|official|senior|system|admin)\b"
     r"|(?:^|[\n.!?]\s{0,4})system (?:\w+ ){0,4}(?:result|output|analysis|verdict|assessment|decision)\b"
 )
@@ -390,7 +402,7 @@ _POISONING = (
     r"!\[[^\]\n]{0,200}\]\("  # a markdown image: fetched when rendered
     r"|https?://[^\s/?#]{0,100}[/?#][^\s]{0,200}(?:\{[^}\s]{0,40}\}|<[a-z_ -]{1,40}>|\$\{|\[(?:conversation|chat|data|query|secret|history|input|message|context|prompt)[^\]]{0,30}\]|=(?:conversation|chat_history|history|secrets?|data|context)\b)"
     r"|\b(?:append|add|include|insert|embed|render|attach|put)\b.{0,80}\b(?:url|link|image|pixel|tracking|script|iframe|https?://)\b.{0,80}\b(?:every|each|all|any) (?:reply|replies|response|responses|answer|answers|message|messages|output|turn)\b"
-    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://).{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}(?:@|https?://)"
+    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://)(?!(?<=ed)\s(?:\w+\s)?(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b).{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}(?:@|https?://)"
     r"|\b(?:authori[sz]ed|allowed|permitted|granted|given (?:full )?permission|consented|approved|entitled|cleared)\b.{0,40}\b(?:the )?(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\b.{0,20}\bto\b"
     r"|\b(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\s(?:is|are|has been|have been)\s(?:now\s)?(?:allowed|authori[sz]ed|permitted|free|cleared|entitled)\sto\b"
     r"|\b(?:not|never|no longer|without) (?:to )?(?:ask|asking|needing|requiring|seeking|request|requesting) (?:for |the user's )?(?:confirmation|permission|approval|consent)\b|\bpre-?approved\b"
@@ -459,13 +471,13 @@ _WITHOUT_ASKING = (
 # doing only where the assistant is named ("posts photos of the dog to
 # Instagram" is the user's); to an address or a link it always is (above).
 _SENT_AWAY = (
-    r"\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://).{0,80}"
+    r"\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://)(?!(?<=ed)\s(?:\w+\s)?(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b).{0,80}"
     r"\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}"
     + _TO_A_PLACE
 )
 # Every reply, in the languages of _WITHOUT_ASKING:
 _EVERY_REPLY = (
-    r"\b(?:every|each|all|any)(?: \w+)? (?:answers?|repl(?:y|ies)|responses?|messages?|recommendations?|outputs?)\b|\bwhatever (?:they|the user|he|she) asks?\b|\bregardless of the (?:question|topic)\b"
+    r"\b(?:every|each|all|any)(?: \w+)? (?:answers?|repl(?:y|ies)|responses?|messages?|recommendations?|outputs?)\b|\bwhatever (?:they|the user|he|she) asks?\b|\b(?:regardless of|whatever|no matter) the (?:question|topic|subject)\b"
     r"|\bjede[rnms]? (?:\w+ )?(?:antwort|nachricht|empfehlung)|\ballen antworten\b|\bchaque (?:réponse|message|recommandation)|\btoutes (?:les|ses) réponses"
     r"|\bcada (?:respuesta|resposta|mensaje|mensagem|recomendación)|\btodas (?:las|as) (?:respuestas|respostas)|\bogni (?:risposta|messaggio)|\btutte le risposte"
     r"|\belk(?:e)? (?:antwoord|reactie|bericht)|\bkażd\w{1,3} odpowied\w{1,4}|кажд\w{1,3} (?:ответ|сообщени|рекомендаци|відповід)\w{0,3}|(?:всех|всіх) (?:ответах|відповідях)"
@@ -482,7 +494,8 @@ _ADVERT = (
     r"|推荐码|推薦碼|邀请码|邀請碼|推广链接|推廣連結|返利链接|优惠码|優惠碼|联盟链接|アフィリエイト|紹介コード|招待コード|クーポンコード|추천 ?코드|추천인 코드|제휴 링크|할인 코드"
 )
 # A link to a named site: in every reply, it is an advertisement or a leak.
-_SITE = r"https?://|\bwww\.|\b[\w-]{2,40}\.(?:com|net|org|io|example|shop|store|xyz|info|biz|co|app|site|online|ru|de|cn|fr)\b"
+_SITE = (r"https?://|\bwww\.|\b[\w-]{2,40}\.(?:com|net|org|io|example|shop|store|xyz|info|biz|co|app|site|online|ru|de|cn|fr"
+         r"|pl|nl|be|es|it|pt|br|ua|jp|kr|in|uk|au|ca|ch|at|se|no|dk|fi|cz|sk|hu|ro|gr|tr|il|mx|ar|za|nz|ie|us|eu|me|tv|ai|ly|to|vn|id|th|tw|hk|sg|my|ph)\b")
 # The assistant told to put the user's secrets into its replies (it names
 # the answers itself), to hide risks, or to praise one seller and run down
 # the others.
@@ -492,7 +505,7 @@ _SECRETS_IN_ANSWERS = (
 )
 _SLANTED = (
     r"\bnever (?:mention|disclose|discuss|bring up|warn about|talk about|point out)\w{0,3}\b.{0,20}\b(?:the |any )?(?:risks?|downsides?|fees|side effects|dangers?|drawbacks|losses|alternatives)\b"
-    r"|\b(?:calls?|describes?|labels?|paints?|portrays?|presents?)\b.{0,20}\b(?:competitors?|competing|rivals?|rival)\b.{0,40}\b(?:unsafe|dangerous|inferior|bad|worse|scams?|unreliable|poor|illegal)\b"
+    r"|\b(?:calls?|describes?|labels?|paints?|portrays?|presents?|says?|claims?|states?|tells?)\b.{0,20}\b(?:competitors?|competing|rivals?|rival)\b.{0,40}\b(?:unsafe|dangerous|inferior|bad|worse|scams?|unreliable|poor|illegal)\b"
     r"|\b(?:rates?|ranks?|reviews?|scores?)\b.{0,20}\b(?:any|every|all|each)\b.{0,40}\b(?:five|5|ten|10) stars?\b"
 )
 
@@ -641,6 +654,9 @@ def _mentioned_quotes_removed(folded: str) -> str:
     return _QUOTED_SPAN.sub(mention, folded)
 
 
+_SECRET_TOPIC = re.compile(r"\b(?:(?:api|example|sample|private|public|ssh|licen[cs]e|access) )?(?:keys?|passwords?|passphrases?|secrets|credentials)\b")
+
+
 def _mentions_removed(folded: str) -> str:
     """The text the wording detectors read: titles of works gone ("a talk
     called '...'"), and in a statement about the user, quoted mentions and a
@@ -652,6 +668,11 @@ def _mentions_removed(folded: str) -> str:
         text = _mentioned_quotes_removed(text)
         if not _DISCLOSE.search(text):
             text = _PROMPT_NOUN_RE.sub(" ", text)
+        if not _ASSISTANT_WORD.search(text):
+            # Passwords and keys named where no assistant is: the user's
+            # topic ("teaches why you should never share a password"), not
+            # the model's secrets asked for.
+            text = _SECRET_TOPIC.sub(" the topic ", text)
     return _REPORTED_WISH_RE.sub("the user wants ", _reported_you_removed(text))
 
 
