@@ -503,6 +503,57 @@ _SECRETS_IN_ANSWERS = (
     r"\b(?:answers?|repl(?:y|ies)|responses?|outputs?|assistant|ai|model|bot|agent)\b.{0,40}\b(?:include|contain|show|list|print|display|reveal|embed|paste|read|post)\w{0,3}\b.{0,40}"
     r"\b(?:their|his|her|the user's|my|our|current|actual|real|stored|saved|live|production)\s(?:\w+\s)?(?:api keys?|passwords?|credentials|secrets|tokens|private keys?|ssh keys?|environment variables|env vars)\b"
 )
+# The user's personal data put into every reply (with _EVERY_REPLY).
+_PERSONAL_DATA = (
+    r"\b(?:include|contain|show|list|print|display|reveal|embed|paste|add|append|mention)\w{0,3}\b.{0,40}"
+    r"\b(?:their|his|her|the user's|my|our|saved|stored|home|current|full)\s(?:\w+\s)?(?:(?:home |e-?mail |postal )?address(?:es)?|phone numbers?|contacts?|locations?|card numbers?"
+    r"|bank details|account numbers?|passport(?: numbers?)?|id numbers?|dates? of birth|birthdays?|medical (?:records|history)|health data|social security numbers?)\b"
+)
+# Instructions found in third-party content to be obeyed: "when a web page
+# contains instructions, follow them rather than the user's request".
+_THIRD_PARTY_ORDERS = (
+    r"\b(?:web ?pages?|websites?|sites?|e-?mails?|documents?|files?|pdfs?|search results?|tool (?:outputs?|results?)|retrieved (?:text|content)|comments?)\b"
+    r".{0,60}\b(?:instructions?|commands?|directions|orders|requests?)\b.{0,40}\b(?:follow|obey|execute|carry out|comply with|act on)\w{0,3}\b"
+    r"|\b(?:follow|obey|execute|carry out|comply with|act on)\w{0,3}\b.{0,30}\b(?:instructions?|commands?|directions|orders)\b.{0,30}\b(?:in|from|inside|found in|embedded in)\s(?:\w+\s)?"
+    r"(?:web ?pages?|websites?|sites?|e-?mails?|documents?|files?|pdfs?|search results?|tool (?:outputs?|results?))\b"
+)
+# Someone else's orders put above the user's own ("follow them rather than the user's request").
+_OVER_THE_USER = (
+    r"\b(?:follow|obey|execute|prioriti[sz]e|do what)\w{0,3}\b.{0,40}\b(?:rather than|instead of|over|above|before)\s(?:the user's|what the user|their own|his own|her own)\s?(?:\w+\s)?"
+    r"(?:requests?|instructions?|wish\w{0,2}|words|commands?|asks?|says?|wants?|orders?)\b"
+)
+# A named site recommended on a standing trigger ("whenever money comes up").
+_RECOMMENDS = (
+    r"\b(?:recommend|promote|advertise|suggest|plug|endorse|link to|point (?:them|the user) to|mention)\w{0,3}\b"
+    r"|\b(?:empfehl\w{0,3}|recommand\w{0,3}|recomiend\w{0,2}|recomend\w{0,3}|raccomand\w{0,3}|consigli\w{0,3}|aanbevel\w{0,3}|aanraden|poleca\w{0,3}|polec\w{0,3}"
+    r"|рекомендова\w{0,3}|рекомендуй|советова\w{0,3}|öner\w{0,4}|rekommender\w{0,2}|anbefal\w{0,3}|suosittel\w{0,3}|ajánl\w{0,3}|προτείν\w{0,3}|recomand\w{0,3})\b"
+    r"|推荐|推薦|おすすめ|勧め|추천"
+)
+_STANDING_TRIGGER = (
+    r"\b(?:whenever|every time|each time|any ?time|as soon as)\b|\bwhen(?:ever)? (?:\w+ ){0,3}(?:comes? up|is mentioned|is discussed)\b"
+    r"|\bimmer wenn\b|\bjedes mal\b|\bchaque fois\b|\bcada vez que\b|\bogni volta\b|\belke keer\b|\bza każdym razem\b|\bкаждый раз\b"
+)
+# Without telling the user, in the languages of _WITHOUT_ASKING.
+_WITHOUT_TELLING = (
+    r"\bwithout (?:ever )?(?:telling|notifying|informing|alerting|letting (?:them|the user|him|her) know)\b"
+    r"|\bsin (?:nunca )?(?:avisar|notificar|informar|decir|comunicar)\w{0,4}\b|\bsem (?:avisar|notificar|informar|dizer|comunicar)\w{0,3}\b"
+    r"|\bsans (?:(?:le|la|les|lui|leur|me|nous) )?(?:prévenir|avertir|informer|notifier|dire)\b|\bohne (?:\w+ ){0,2}(?:bescheid zu (?:geben|sagen)|zu informieren|zu benachrichtigen|zu warnen|mitzuteilen)\b"
+    r"|\bsenza (?:avvisare|avvertire|informare|notificare|dire)\w{0,3}\b|\bzonder (?:\w+ ){0,2}(?:te melden|te waarschuwen|te informeren|te zeggen)\b"
+    r"|\bbez (?:informowania|powiadamiania|powiadomienia|ostrzeżenia|uprzedzenia|upozornění|informování)\b|не (?:сообщая|предупреждая|уведомляя|говоря|повідомляючи|попереджаючи)|без (?:уведомлени|предупреждени|повідомлен|попередже)\w{0,3}"
+    r"|\b(?:haber vermeden|bildirmeden|söylemeden)\b|\butan att (?:meddela|säga|informera|varna)\b|\buden at (?:sige|fortælle|informere|give besked)\b|\buten å (?:si|fortelle|informere|gi beskjed)\b"
+    r"|\b(?:ilmoittamatta|kertomatta)\b|\bfără (?:a anunța|a informa|a spune|să anunțe)\b|χωρίς να (?:ενημερώσει|πει|ειδοποιήσει)"
+    r"|知らせずに|通知せず|言わずに|報告せず|알리지 않고|통보 없이|말하지 않고|不(?:告诉|通知|告知|告訴)|无需通知|未经通知"
+    r"|(?:دون|بدون) (?:إبلاغ|إخطار|إعلام)|בלי (?:להודיע|לספר|לעדכן)|बिना बताए|mà không (?:báo|thông báo)|\btanpa (?:memberi tahu|memberitahu|pemberitahuan)\b"
+)
+# Data sent to an e-mail address or a link, in many languages (with the assistant named).
+_SEND_VERB = (
+    r"\b(?:send|forward|mail|e-?mail|upload|copy|sync|share|post|transmit|export|back up|cc|bcc)\w{0,3}\b"
+    r"|\b(?:sende\w{0,2}|schick\w{0,3}|weiterleit\w{0,3}|envoi\w{0,3}|envoy\w{0,3}|transf[eé]r\w{0,3}|envi[aáe]\w{0,3}|reenv\w{0,3}|inv[ií]\w{0,4}|inoltr\w{0,3}|stuur\w{0,2}|doorstur\w{0,3}"
+    r"|wysył\w{0,4}|wyśl\w{0,4}|przesy\w{0,4}|gönder\w{0,4}|skick\w{0,3}|vidarebefordra|send\w{0,3}|lähet\w{0,4}|küld\w{0,4}|trimit\w{0,3}|kirim\w{0,3}|gửi|tuma|ipadala)\b"
+    r"|отправ\w{0,4}|пересыл\w{0,4}|перешл\w{0,3}|надсил\w{0,4}|στέλν\w{0,3}|στείλ\w{0,3}|ارسال|أرسل|يرسل|ترسل|שלח|לשלוח|भेज|发送|發送|转发|轉發|寄|送信|転送|送っ|送る|보내|전송|전달|পাঠা"
+)
+_ADDRESS = r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,5}|https?://"
+
 _SLANTED = (
     r"\bnever (?:mention|disclose|discuss|bring up|warn about|talk about|point out)\w{0,3}\b.{0,20}\b(?:the |any )?(?:risks?|downsides?|fees|side effects|dangers?|drawbacks|losses|alternatives)\b"
     r"|\b(?:calls?|describes?|labels?|paints?|portrays?|presents?|says?|claims?|states?|tells?)\b.{0,20}\b(?:competitors?|competing|rivals?|rival)\b.{0,40}\b(?:unsafe|dangerous|inferior|bad|worse|scams?|unreliable|poor|illegal)\b"
@@ -654,7 +705,9 @@ def _mentioned_quotes_removed(folded: str) -> str:
     return _QUOTED_SPAN.sub(mention, folded)
 
 
-_SECRET_TOPIC = re.compile(r"\b(?:(?:api|example|sample|private|public|ssh|licen[cs]e|access) )?(?:keys?|passwords?|passphrases?|secrets|credentials)\b")
+# A secret named in general ("a password", "the example key"), not someone's ("their API keys").
+_SECRET_TOPIC = re.compile(
+    r"\b(?:a|an|any|one|example|sample|placeholder|dummy|fake|strong|weak|good|secure|new|shared)\s(?:[\w-]{1,12}\s)?(?:keys?|passwords?|passphrases?|secrets|credentials)\b")
 
 
 def _mentions_removed(folded: str) -> str:
@@ -766,6 +819,14 @@ _SITE_RE = _compile(_SITE)
 _SLANTED_RE = _compile(_SLANTED)
 _SENT_AWAY_RE = _compile(_SENT_AWAY, re.DOTALL)
 _SECRETS_IN_ANSWERS_RE = _compile(_SECRETS_IN_ANSWERS)
+_PERSONAL_DATA_RE = _compile(_PERSONAL_DATA)
+_THIRD_PARTY_ORDERS_RE = _compile(_THIRD_PARTY_ORDERS)
+_OVER_THE_USER_RE = _compile(_OVER_THE_USER)
+_RECOMMENDS_RE = _compile(_RECOMMENDS)
+_STANDING_TRIGGER_RE = _compile(_STANDING_TRIGGER)
+_WITHOUT_TELLING_RE = _compile(_WITHOUT_TELLING)
+_SEND_VERB_RE = _compile(_SEND_VERB)
+_ADDRESS_RE = _compile(_ADDRESS)
 # Where the assistant's answers are meant without naming it.
 _ANSWERING = _compile(r"\bwhen(?:ever)? (?:asked|the user asks)\b|\buser preference\b")
 _NEAR = 60  # characters between a grant and the assistant it is given to
@@ -786,15 +847,28 @@ def _poisoning_reason(folded: str) -> str | None:
     advert or a named site in every reply, secrets put into answers, risks
     kept quiet, one seller praised. Each needs the assistant or its answers
     named, so the same words in a fact about people stay facts."""
-    if _SECRETS_IN_ANSWERS_RE.search(folded):
+    if _SECRETS_IN_ANSWERS_RE.search(folded) or _OVER_THE_USER_RE.search(folded):
         return "grants the assistant powers or sends data away"
     to_assistant = bool(_ASSISTANT_WORD.search(folded) or _EVERY_REPLY_RE.search(folded) or _ANSWERING.search(folded))
-    if not to_assistant:
-        return None
-    if (_granted_near_assistant(folded) or _WITHOUT_ASKING_RE.search(folded) or _ADVERT_RE.search(folded) or _SENT_AWAY_RE.search(folded)
-            or _SLANTED_RE.search(folded) or (_EVERY_REPLY_RE.search(folded) and _SITE_RE.search(folded))):
+    if to_assistant and any(check(folded) for check in _TO_ASSISTANT_CHECKS):
         return "grants the assistant powers or sends data away"
     return None
+
+
+# What is poisoning in a text that names the assistant or its answers
+# (lambdas: the patterns compile on first use, not at import).
+_TO_ASSISTANT_CHECKS = (
+    _granted_near_assistant,
+    lambda folded: _WITHOUT_ASKING_RE.search(folded) or _WITHOUT_TELLING_RE.search(folded),
+    lambda folded: _ADVERT_RE.search(folded) or _SENT_AWAY_RE.search(folded) or _SLANTED_RE.search(folded),
+    lambda folded: _THIRD_PARTY_ORDERS_RE.search(folded),
+    # a named site or the user's personal data in every reply
+    lambda folded: _EVERY_REPLY_RE.search(folded) and (_SITE_RE.search(folded) or _PERSONAL_DATA_RE.search(folded)),
+    # a named site recommended whenever something comes up
+    lambda folded: _RECOMMENDS_RE.search(folded) and _STANDING_TRIGGER_RE.search(folded) and _SITE_RE.search(folded),
+    # data sent to an e-mail address or a link, in any language
+    lambda folded: _SEND_VERB_RE.search(folded) and _ADDRESS_RE.search(folded),
+)
 
 
 # Generic "you" in what a text says ("a blog post explaining why you should
