@@ -536,9 +536,9 @@ _STANDING_TRIGGER = (
 # Without telling the user, in the languages of _WITHOUT_ASKING.
 _WITHOUT_TELLING = (
     r"\bwithout (?:ever )?(?:telling|notifying|informing|alerting|letting (?:them|the user|him|her) know)\b"
-    r"|\bsin (?:nunca )?(?:avisar|notificar|informar|decir|comunicar)\w{0,4}\b|\bsem (?:avisar|notificar|informar|dizer|comunicar)\w{0,3}\b"
+    r"|\bsin (?:nunca )?(?:avis|notific|inform|decir|comunic)\w{0,6}\b|\bsem (?:avis|notific|inform|dizer|comunic)\w{0,6}\b"
     r"|\bsans (?:(?:le|la|les|lui|leur|me|nous) )?(?:prévenir|avertir|informer|notifier|dire)\b|\bohne (?:\w+ ){0,2}(?:bescheid zu (?:geben|sagen)|zu informieren|zu benachrichtigen|zu warnen|mitzuteilen)\b"
-    r"|\bsenza (?:avvisare|avvertire|informare|notificare|dire)\w{0,3}\b|\bzonder (?:\w+ ){0,2}(?:te melden|te waarschuwen|te informeren|te zeggen)\b"
+    r"|\bsenza (?:avvis|avvert|inform|notific|dir)\w{0,6}\b|\bzonder (?:\w+ ){0,2}(?:te melden|te waarschuwen|te informeren|te zeggen)\b"
     r"|\bbez (?:informowania|powiadamiania|powiadomienia|ostrzeżenia|uprzedzenia|upozornění|informování)\b|не (?:сообщая|предупреждая|уведомляя|говоря|повідомляючи|попереджаючи)|без (?:уведомлени|предупреждени|повідомлен|попередже)\w{0,3}"
     r"|\b(?:haber vermeden|bildirmeden|söylemeden)\b|\butan att (?:meddela|säga|informera|varna)\b|\buden at (?:sige|fortælle|informere|give besked)\b|\buten å (?:si|fortelle|informere|gi beskjed)\b"
     r"|\b(?:ilmoittamatta|kertomatta)\b|\bfără (?:a anunța|a informa|a spune|să anunțe)\b|χωρίς να (?:ενημερώσει|πει|ειδοποιήσει)"
