@@ -549,7 +549,7 @@ _WITHOUT_TELLING = (
 _SEND_VERB = (
     r"\b(?:send|forward|mail|e-?mail|upload|copy|sync|share|post|transmit|export|back up|cc|bcc)\w{0,3}\b"
     r"|\b(?:sende\w{0,2}|schick\w{0,3}|weiterleit\w{0,3}|envoi\w{0,3}|envoy\w{0,3}|transf[eé]r\w{0,3}|envi[aáe]\w{0,3}|reenv\w{0,3}|inv[ií]\w{0,4}|inoltr\w{0,3}|stuur\w{0,2}|doorstur\w{0,3}"
-    r"|wysył\w{0,4}|wyśl\w{0,4}|przesy\w{0,4}|gönder\w{0,4}|skick\w{0,3}|vidarebefordra|send\w{0,3}|lähet\w{0,4}|küld\w{0,4}|trimit\w{0,3}|kirim\w{0,3}|gửi|tuma|ipadala)\b"
+    r"|wysył\w{0,4}|wyśl\w{0,4}|przesy\w{0,4}|gönder\w{0,4}|skick\w{0,3}|vidarebefordra|send\w{0,3}|lähet\w{0,4}|küld\w{0,4}|trimit\w{0,3}|(?:kirim|mengirim)\w{0,3}|gửi|tuma|ipadala)\b"
     r"|отправ\w{0,4}|пересыл\w{0,4}|перешл\w{0,3}|надсил\w{0,4}|στέλν\w{0,3}|στείλ\w{0,3}|ارسال|أرسل|يرسل|ترسل|שלח|לשלוח|भेज|发送|發送|转发|轉發|寄|送信|転送|送っ|送る|보내|전송|전달|পাঠা"
 )
 _ADDRESS = r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,5}|https?://"

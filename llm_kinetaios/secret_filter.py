@@ -297,7 +297,7 @@ _ID_NAMES = (
 )
 _ID_WORDS = re.compile(
     rf"(?:{_ID_NAMES})"
-    r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s./-]{4,20}\d(?:\s?[A-Z])?)(?![\w])",
+    r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s-]{4,20}\d(?:\s?[A-Z])?)(?![\w])",
     re.IGNORECASE | re.DOTALL,
 )
 _ID_CONTEXT = re.compile(rf"(?:{_ID_NAMES})", re.IGNORECASE)
@@ -730,11 +730,11 @@ _ID_SHAPES = (
     (re.compile(r"(?<![\d-])\d{6}[-+A-FU-Y]\d{3}[0-9A-Y](?![\w-])"), ("fi.hetu",)),
     (re.compile(r"(?<![\d-])(?:\d{2})?\d{6}[-+]\d{4}(?![\d-])"), ("se.personnummer", "dk.cpr", "is_.kennitala")),
     (re.compile(r"\b[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z\d]\d\b"), ("mx.curp",)),  # letters, birth date, sex, state
-    (re.compile(r"(?<![\d.])756\.\d{4}\.\d{4}\.\d{2}(?![\d.]|\.\d)"), ("ch.ssn",)),
+    (re.compile(r"(?<![\d.])756\.\d{4}\.\d{4}\.\d{2}(?!\d|\.\d)"), ("ch.ssn",)),
     (re.compile(r"(?<![\d-])\d-\d{4}-\d{5}-\d{2}-\d(?![\d-])"), ("th.pin",)),
     (re.compile(r"(?<![\d-])(?:20|23|24|27)-\d{8}-\d(?![\d-])"), ("ar.cuit",)),  # a person's CUIL/CUIT, not a company's
     (re.compile(r"(?<![\d-])[0-3]\d[01]\d{3}-[0-2]\d{4}(?![\d-])"), ("lv.pvn",)),  # Latvian personas kods
-    (re.compile(r"(?<![\d.])\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}(?![\d.])"), ("be.nn",)),
+    (re.compile(r"(?<![\d.])\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}(?!\d|\.\d)"), ("be.nn",)),
     (re.compile(r"(?<![\d-])\d{5}-\d{7}-\d(?![\d-])"), ("pk.cnic",)),
     (re.compile(r"(?<![\d-])\d{6}-\d{2}-\d{4}(?![\d-])"), ("my.nric",)),
     (re.compile(r"(?<![\d/])\d{6}/\d{3,4}(?![\d/])"), ("cz.rc", "sk.rc")),
@@ -744,12 +744,13 @@ _ID_SHAPES = (
 # digits is too common a shape to be read alone (order, phone and tracking
 # numbers, ISBNs), so it counts only in a text that speaks of identity
 # (_ID_CONTEXT) and only when the module's check digits and dates accept it.
+# Numbers with no check digit of their own (US SSN, Danish CPR, Cuban NI)
+# are left to the rules that read them by name.
 _PLAIN_IDS = (
-    "at.vnr", "be.nn", "bg.egn", "br.cpf", "ca.sin", "cl.rut", "cn.ric", "cu.ni", "cz.rc", "de.idnr",
-    "dk.cpr", "do.cedula", "ec.ci", "ee.ik", "fi.hetu", "fr.nir", "gb.nhs", "gr.amka", "hr.oib", "id.nik",
-    "il.idnr", "in_.aadhaar", "is_.kennitala", "jp.in_", "kr.rrn", "lt.asmens", "my.nric", "nl.bsn",
-    "no.fodselsnummer", "pe.cui", "pk.cnic", "pl.pesel", "pt.cc", "ro.cnp", "ru.inn", "se.personnummer",
-    "si.emso", "sk.rc", "th.pin", "tr.tckimlik", "ua.rntrc", "us.ssn", "za.idnr",
+    "at.vnr", "be.nn", "bg.egn", "br.cpf", "ca.sin", "cl.rut", "cz.rc", "de.idnr", "do.cedula", "ec.ci",
+    "ee.ik", "fr.nir", "gb.nhs", "gr.amka", "hr.oib", "id.nik", "il.idnr", "in_.aadhaar", "is_.kennitala",
+    "jp.in_", "kr.rrn", "lt.asmens", "my.nric", "nl.bsn", "no.fodselsnummer", "pk.cnic", "pl.pesel",
+    "ro.cnp", "ru.inn", "se.personnummer", "si.emso", "sk.rc", "th.pin", "tr.tckimlik", "ua.rntrc", "za.idnr",
 )
 # 9 to 16 digits, maybe grouped: shorter runs are dates and counts.
 _PLAIN_NUMBER = re.compile(r"(?<![\w.,/-])\d(?:[ .\-/]?\d){8,15}(?![\w-]|[.,/]\d)")
