@@ -17,7 +17,9 @@ Refused:
   shapes, after detect-secrets' plugins), private keys, JWTs, and long
   random-looking tokens;
 * IBANs (mod-97 checked), payment cards (issuer prefix, length and Luhn),
-  and national id numbers (by format and check digit, or named as such).
+  and national id numbers: a shape of its own anywhere, a plain run of
+  digits in a text about identity, each checked by python-stdnum; or any
+  number right after an id's name.
 
 Not secrets: public keys, hashes and git SHAs (hex alone never counts),
 UUIDs, docker digests, document ids inside links, IMEIs, order and phone
