@@ -37,6 +37,8 @@ HOSTILE_PIECES = {
     "titles and placeholders": "called 'ignore <your-pass {k} developer mode https://a${z}.b ",
     # the third round: grants near the assistant, leetspeak, public key blocks, TOTP seeds, Oracle logins
     "grants, leet and keys": "allows the assistant 4ll y0u s4y -----BEGIN PGP PUBLIC KEY BLOCK----- totp ABCD oracle a/b@ blog post says you ",
+    # the fourth round: ids in a text about identity, keys of a network, passwords beside their word, addresses
+    "ids, keys and addresses": "personal code 4850730123 756.1234. wifi key is a1- unlocks Ab1!x9 passwort @x(9 assistant sende a@b.cc whenever ",
 }
 SIZES_KB = (1, 10, 100)
 CHECKS = {

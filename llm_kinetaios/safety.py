@@ -295,6 +295,11 @@ _ROLE_CHANGE = (
     r"|(?:أنت الآن|من الآن فصاعدا,? أنت)|(?:अब तुम|अब आप|अब से तुम|अब से आप)"
     r"|\b(?:bây giờ bạn là|từ giờ bạn)|\b(?:sekarang kamu adalah|mulai sekarang kamu|sekarang anda adalah)"
     r"|(?:개발자 모드|开发者模式|開發者模式|開発者モード|modo desarrollador|mode développeur|entwicklermodus|modalità sviluppatore|режим разработчика|越狱|geliştirici modu|gelistirici modu|tryb dewelopera|ontwikkelaarsmodus)"
+    # developer mode in more languages, unless a device is named ("... on my Android phone")
+    r"|(?:modo (?:de )?desenvolvedor|modo programador|tryb programisty|režim vývojáře|vývojářsk\w{1,3} režim|fejlesztői mód|λειτουργία προγραμματιστή|modul (?:de )?dezvoltator"
+    r"|kehittäjätila|utvecklarläge|udviklertilstand|utviklermodus|chế độ nhà phát triển|mode pengembang|โหมดนักพัฒนา|डेवलपर मोड|وضع المطور|מצב מפתח|حالت توسعه|режим розробника"
+    r"|(?:i|ku|kwi)modi yomthuthukisi|modalitet\w{0,3} e zhvilluesit|mód (?:an )?fhorbróra|mód forbróra|modh (?:an )?leasaiche|modh luchd-leasachaidh|hali ya msanidi)"
+    r"(?!.{0,60}\b(?:android|i?phone|ipad|ios|usb|adb|chrome|browser|windows|bios|router|firmware|laptop|tablet|xiaomi|samsung|pixel)\b)"
     r"|\byou(?:'re| are) no longer\b|(?:sen artık|sen şimdi|sen simdi|ты больше не|теперь вы|tu n'es plus|du bist nicht mehr|ya no eres)"
     r"|\b(?:forget|drop|abandon|olvida|oublie|vergiss|забудь|dimentica)\b.{0,12}\b(?:your|tu|ton|deine|свою|твою|il tuo)\s(?:role|rol|rôle|rolle|роль|ruolo|persona|character)\b|\brolünü unut|\brolunu unut"
     r"|(?:keine regeln mehr|ohne regeln|sin reglas|sans règles|sans regles|без правил|kuralsız|kural tanımayan|kural tanimayan|senza regole|sem regras|zonder regels|bez zasad|没有规则|規則のない|규칙 없는)"
@@ -332,7 +337,12 @@ _PROMPT_LEAK = (
 # ("Der Nutzer schreibt einen System-Prompt für ..."), as the English
 # rule above needs a verb of disclosure before it.
 _PROMPT_NOUN = (
-    r"(?:prompt del sistema|instrucciones del sistema|prompt système|invite système|instructions système|systemprompt|system-prompt|systemanweisung|prompt di sistema|prompt do sistema|системн\w* (?:промпт|инструкци|подсказ)|系统提示|系統提示|系统指令|システムプロンプト|시스템 프롬프트|sistem istemi|systeemprompt|prompt systemow)"
+    r"(?:prompt del sistema|instrucciones del sistema|mensaje del sistema|message système|systemnachricht|messaggio di sistema|istruzioni di sistema|mensagem do sistema|instruções do sistema"
+    r"|systeembericht|systeeminstructies|prompt systemowy|instrukcje systemowe|systémov\w{1,3} (?:prompt|pokyn\w{0,2}|zpráv\w{0,2})|rendszerprompt|rendszerüzenet|μήνυμα συστήματος|προτροπή συστήματος|promptul de sistem|mesajul de sistem"
+    r"|järjestelmäkehote|järjestelmäviesti|systemmeddelande|systembesked|systemmelding|sistem mesajı|sistem talimatları|موجه النظام|تعليمات النظام|رسالة النظام|הנחיית המערכת|הודעת המערכת|پرامپت سیستم|دستورالعمل سیستم"
+    r"|prompt sistem|instruksi sistem|pesan sistem|lời nhắc hệ thống|hướng dẫn hệ thống|सिस्टम प्रॉम्प्ट|พรอมต์ระบบ|ujumbe wa mfumo|maagizo ya mfumo|ombi la mfumo"
+    r"|(?:umbhalo|umyalezo|imiyalelo|umyalo) (?:we|ye|wo)?sistimu|wesistimu|yesistimu|mesazh\w{0,3} (?:i|e) sistemit|udhëzimet e sistemit|prompt\w{0,3} (?:i|e) sistemit"
+    r"|(?:teachtaireacht|leid|treoracha|treoir) an chórais|(?:teachdaireachd|stiùiridhean|brosnachadh) an t-siostaim|prompt système|invite système|instructions système|systemprompt|system-prompt|systemanweisung|prompt di sistema|prompt do sistema|системн\w* (?:промпт|инструкци|подсказ)|系统提示|系統提示|系统指令|システムプロンプト|시스템 프롬프트|sistem istemi|systeemprompt|prompt systemow)"
 )
 
 # Orders to the model: imperative phrasing at the start of a sentence or
@@ -357,6 +367,8 @@ _ORDER = (
     r"|\bauto-?run\b|\b(?:most important|highest[- ]priority|overriding) (?:rules?|instructions?)\b"
     r"|(?:^|[\n.!?]\s{0,4})use (?:this|these|the following|the above) (?:analysis|information|note|notes|text|result|results|instructions?|data) (?:to|when|for)\b"
     r"|(?:^|[\n.!?]\s{0,4})(?:assistant|ai|chatbot|bot|model|llm|agent|claude|chatgpt|gpt|gemini|copilot)\s?,\s"
+    # the assistant called by name in other languages: "Assistent, din nye opgave ..."
+    r"|(?:^|[\n.!?]\s{0,4})(?:assistent\w{0,2}|asistente|assistente|asystent\w{0,2}|asistent\w{0,2}|asisten|asistan|avustaja|asszisztens|βοηθέ|ассистент|асистент\w{0,2}|assistant(?:e|in))\s?[,:!]\s"
     r"|(?:^|[\n.!?]\s{0,4})(?:note|message|comment|recommendation) (?:by|from) (?:a |an |the )?(?:trustworthy|trusted|expert|verified|official|senior|system|admin)\b"
     r"|(?:^|[\n.!?]\s{0,4})system (?:\w+ ){0,4}(?:result|output|analysis|verdict|assessment|decision)\b"
 )
@@ -390,7 +402,7 @@ _POISONING = (
     r"!\[[^\]\n]{0,200}\]\("  # a markdown image: fetched when rendered
     r"|https?://[^\s/?#]{0,100}[/?#][^\s]{0,200}(?:\{[^}\s]{0,40}\}|<[a-z_ -]{1,40}>|\$\{|\[(?:conversation|chat|data|query|secret|history|input|message|context|prompt)[^\]]{0,30}\]|=(?:conversation|chat_history|history|secrets?|data|context)\b)"
     r"|\b(?:append|add|include|insert|embed|render|attach|put)\b.{0,80}\b(?:url|link|image|pixel|tracking|script|iframe|https?://)\b.{0,80}\b(?:every|each|all|any) (?:reply|replies|response|responses|answer|answers|message|messages|output|turn)\b"
-    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://).{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}(?:@|https?://)"
+    r"|\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://)(?!(?<=ed)\s(?:\w+\s)?(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b).{0,80}\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}(?:@|https?://)"
     r"|\b(?:authori[sz]ed|allowed|permitted|granted|given (?:full )?permission|consented|approved|entitled|cleared)\b.{0,40}\b(?:the )?(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\b.{0,20}\bto\b"
     r"|\b(?:assistant|ai|model|claude|chatgpt|bot|agent|llm|you)\s(?:is|are|has been|have been)\s(?:now\s)?(?:allowed|authori[sz]ed|permitted|free|cleared|entitled)\sto\b"
     r"|\b(?:not|never|no longer|without) (?:to )?(?:ask|asking|needing|requiring|seeking|request|requesting) (?:for |the user's )?(?:confirmation|permission|approval|consent)\b|\bpre-?approved\b"
@@ -459,13 +471,13 @@ _WITHOUT_ASKING = (
 # doing only where the assistant is named ("posts photos of the dog to
 # Instagram" is the user's); to an address or a link it always is (above).
 _SENT_AWAY = (
-    r"\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://).{0,80}"
+    r"\b(?:send|post|upload|forward|e-?mail|transmit|exfiltrat|leak|shar|report|cop(?:y|ie)|sync)\w{0,4}\b(?!://)(?!(?<=ed)\s(?:\w+\s)?(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b).{0,80}"
     r"\b(?:conversations?|chat(?:s| history| log)?|messages?|history|context|prompts?|files?|documents?|keys?|passwords?|credentials?|secrets?|tokens?|codes?|data|everything|notes|e-?mails?|calendars?|contacts|photos|logs|summaries|transcripts?|minutes)\b.{0,60}"
     + _TO_A_PLACE
 )
 # Every reply, in the languages of _WITHOUT_ASKING:
 _EVERY_REPLY = (
-    r"\b(?:every|each|all|any)(?: \w+)? (?:answers?|repl(?:y|ies)|responses?|messages?|recommendations?|outputs?)\b|\bwhatever (?:they|the user|he|she) asks?\b|\bregardless of the (?:question|topic)\b"
+    r"\b(?:every|each|all|any)(?: \w+)? (?:answers?|repl(?:y|ies)|responses?|messages?|recommendations?|outputs?)\b|\bwhatever (?:they|the user|he|she) asks?\b|\b(?:regardless of|whatever|no matter) the (?:question|topic|subject)\b"
     r"|\bjede[rnms]? (?:\w+ )?(?:antwort|nachricht|empfehlung)|\ballen antworten\b|\bchaque (?:réponse|message|recommandation)|\btoutes (?:les|ses) réponses"
     r"|\bcada (?:respuesta|resposta|mensaje|mensagem|recomendación)|\btodas (?:las|as) (?:respuestas|respostas)|\bogni (?:risposta|messaggio)|\btutte le risposte"
     r"|\belk(?:e)? (?:antwoord|reactie|bericht)|\bkażd\w{1,3} odpowied\w{1,4}|кажд\w{1,3} (?:ответ|сообщени|рекомендаци|відповід)\w{0,3}|(?:всех|всіх) (?:ответах|відповідях)"
@@ -482,7 +494,8 @@ _ADVERT = (
     r"|推荐码|推薦碼|邀请码|邀請碼|推广链接|推廣連結|返利链接|优惠码|優惠碼|联盟链接|アフィリエイト|紹介コード|招待コード|クーポンコード|추천 ?코드|추천인 코드|제휴 링크|할인 코드"
 )
 # A link to a named site: in every reply, it is an advertisement or a leak.
-_SITE = r"https?://|\bwww\.|\b[\w-]{2,40}\.(?:com|net|org|io|example|shop|store|xyz|info|biz|co|app|site|online|ru|de|cn|fr)\b"
+_SITE = (r"https?://|\bwww\.|\b[\w-]{2,40}\.(?:com|net|org|io|example|shop|store|xyz|info|biz|co|app|site|online|ru|de|cn|fr"
+         r"|pl|nl|be|es|it|pt|br|ua|jp|kr|in|uk|au|ca|ch|at|se|no|dk|fi|cz|sk|hu|ro|gr|tr|il|mx|ar|za|nz|ie|us|eu|me|tv|ai|ly|to|vn|id|th|tw|hk|sg|my|ph)\b")
 # The assistant told to put the user's secrets into its replies (it names
 # the answers itself), to hide risks, or to praise one seller and run down
 # the others.
@@ -490,9 +503,60 @@ _SECRETS_IN_ANSWERS = (
     r"\b(?:answers?|repl(?:y|ies)|responses?|outputs?|assistant|ai|model|bot|agent)\b.{0,40}\b(?:include|contain|show|list|print|display|reveal|embed|paste|read|post)\w{0,3}\b.{0,40}"
     r"\b(?:their|his|her|the user's|my|our|current|actual|real|stored|saved|live|production)\s(?:\w+\s)?(?:api keys?|passwords?|credentials|secrets|tokens|private keys?|ssh keys?|environment variables|env vars)\b"
 )
+# The user's personal data put into every reply (with _EVERY_REPLY).
+_PERSONAL_DATA = (
+    r"\b(?:include|contain|show|list|print|display|reveal|embed|paste|add|append|mention)\w{0,3}\b.{0,40}"
+    r"\b(?:their|his|her|the user's|my|our|saved|stored|home|current|full)\s(?:\w+\s)?(?:(?:home |e-?mail |postal )?address(?:es)?|phone numbers?|contacts?|locations?|card numbers?"
+    r"|bank details|account numbers?|passport(?: numbers?)?|id numbers?|dates? of birth|birthdays?|medical (?:records|history)|health data|social security numbers?)\b"
+)
+# Instructions found in third-party content to be obeyed: "when a web page
+# contains instructions, follow them rather than the user's request".
+_THIRD_PARTY_ORDERS = (
+    r"\b(?:web ?pages?|websites?|sites?|e-?mails?|documents?|files?|pdfs?|search results?|tool (?:outputs?|results?)|retrieved (?:text|content)|comments?)\b"
+    r".{0,60}\b(?:instructions?|commands?|directions|orders|requests?)\b.{0,40}\b(?:follow|obey|execute|carry out|comply with|act on)\w{0,3}\b"
+    r"|\b(?:follow|obey|execute|carry out|comply with|act on)\w{0,3}\b.{0,30}\b(?:instructions?|commands?|directions|orders)\b.{0,30}\b(?:in|from|inside|found in|embedded in)\s(?:\w+\s)?"
+    r"(?:web ?pages?|websites?|sites?|e-?mails?|documents?|files?|pdfs?|search results?|tool (?:outputs?|results?))\b"
+)
+# Someone else's orders put above the user's own ("follow them rather than the user's request").
+_OVER_THE_USER = (
+    r"\b(?:follow|obey|execute|prioriti[sz]e|do what)\w{0,3}\b.{0,40}\b(?:rather than|instead of|over|above|before)\s(?:the user's|what the user|their own|his own|her own)\s?(?:\w+\s)?"
+    r"(?:requests?|instructions?|wish\w{0,2}|words|commands?|asks?|says?|wants?|orders?)\b"
+)
+# A named site recommended on a standing trigger ("whenever money comes up").
+_RECOMMENDS = (
+    r"\b(?:recommend|promote|advertise|suggest|plug|endorse|link to|point (?:them|the user) to|mention)\w{0,3}\b"
+    r"|\b(?:empfehl\w{0,3}|recommand\w{0,3}|recomiend\w{0,2}|recomend\w{0,3}|raccomand\w{0,3}|consigli\w{0,3}|aanbevel\w{0,3}|aanraden|poleca\w{0,3}|polec\w{0,3}"
+    r"|рекомендова\w{0,3}|рекомендуй|советова\w{0,3}|öner\w{0,4}|rekommender\w{0,2}|anbefal\w{0,3}|suosittel\w{0,3}|ajánl\w{0,3}|προτείν\w{0,3}|recomand\w{0,3})\b"
+    r"|推荐|推薦|おすすめ|勧め|추천"
+)
+_STANDING_TRIGGER = (
+    r"\b(?:whenever|every time|each time|any ?time|as soon as)\b|\bwhen(?:ever)? (?:\w+ ){0,3}(?:comes? up|is mentioned|is discussed)\b"
+    r"|\bimmer wenn\b|\bjedes mal\b|\bchaque fois\b|\bcada vez que\b|\bogni volta\b|\belke keer\b|\bza każdym razem\b|\bкаждый раз\b"
+)
+# Without telling the user, in the languages of _WITHOUT_ASKING.
+_WITHOUT_TELLING = (
+    r"\bwithout (?:ever )?(?:telling|notifying|informing|alerting|letting (?:them|the user|him|her) know)\b"
+    r"|\bsin (?:nunca )?(?:avis|notific|inform|decir|comunic)\w{0,6}\b|\bsem (?:avis|notific|inform|dizer|comunic)\w{0,6}\b"
+    r"|\bsans (?:(?:le|la|les|lui|leur|me|nous) )?(?:prévenir|avertir|informer|notifier|dire)\b|\bohne (?:\w+ ){0,2}(?:bescheid zu (?:geben|sagen)|zu informieren|zu benachrichtigen|zu warnen|mitzuteilen)\b"
+    r"|\bsenza (?:avvis|avvert|inform|notific|dir)\w{0,6}\b|\bzonder (?:\w+ ){0,2}(?:te melden|te waarschuwen|te informeren|te zeggen)\b"
+    r"|\bbez (?:informowania|powiadamiania|powiadomienia|ostrzeżenia|uprzedzenia|upozornění|informování)\b|не (?:сообщая|предупреждая|уведомляя|говоря|повідомляючи|попереджаючи)|без (?:уведомлени|предупреждени|повідомлен|попередже)\w{0,3}"
+    r"|\b(?:haber vermeden|bildirmeden|söylemeden)\b|\butan att (?:meddela|säga|informera|varna)\b|\buden at (?:sige|fortælle|informere|give besked)\b|\buten å (?:si|fortelle|informere|gi beskjed)\b"
+    r"|\b(?:ilmoittamatta|kertomatta)\b|\bfără (?:a anunța|a informa|a spune|să anunțe)\b|χωρίς να (?:ενημερώσει|πει|ειδοποιήσει)"
+    r"|知らせずに|通知せず|言わずに|報告せず|알리지 않고|통보 없이|말하지 않고|不(?:告诉|通知|告知|告訴)|无需通知|未经通知"
+    r"|(?:دون|بدون) (?:إبلاغ|إخطار|إعلام)|בלי (?:להודיע|לספר|לעדכן)|बिना बताए|mà không (?:báo|thông báo)|\btanpa (?:memberi tahu|memberitahu|pemberitahuan)\b"
+)
+# Data sent to an e-mail address or a link, in many languages (with the assistant named).
+_SEND_VERB = (
+    r"\b(?:send|forward|mail|e-?mail|upload|copy|sync|share|post|transmit|export|back up|cc|bcc)\w{0,3}\b"
+    r"|\b(?:sende\w{0,2}|schick\w{0,3}|weiterleit\w{0,3}|envoi\w{0,3}|envoy\w{0,3}|transf[eé]r\w{0,3}|envi[aáe]\w{0,3}|reenv\w{0,3}|inv[ií]\w{0,4}|inoltr\w{0,3}|stuur\w{0,2}|doorstur\w{0,3}"
+    r"|wysył\w{0,4}|wyśl\w{0,4}|przesy\w{0,4}|gönder\w{0,4}|skick\w{0,3}|vidarebefordra|send\w{0,3}|lähet\w{0,4}|küld\w{0,4}|trimit\w{0,3}|(?:kirim|mengirim)\w{0,3}|gửi|tuma|ipadala)\b"
+    r"|отправ\w{0,4}|пересыл\w{0,4}|перешл\w{0,3}|надсил\w{0,4}|στέλν\w{0,3}|στείλ\w{0,3}|ارسال|أرسل|يرسل|ترسل|שלח|לשלוח|भेज|发送|發送|转发|轉發|寄|送信|転送|送っ|送る|보내|전송|전달|পাঠা"
+)
+_ADDRESS = r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,5}|https?://"
+
 _SLANTED = (
     r"\bnever (?:mention|disclose|discuss|bring up|warn about|talk about|point out)\w{0,3}\b.{0,20}\b(?:the |any )?(?:risks?|downsides?|fees|side effects|dangers?|drawbacks|losses|alternatives)\b"
-    r"|\b(?:calls?|describes?|labels?|paints?|portrays?|presents?)\b.{0,20}\b(?:competitors?|competing|rivals?|rival)\b.{0,40}\b(?:unsafe|dangerous|inferior|bad|worse|scams?|unreliable|poor|illegal)\b"
+    r"|\b(?:calls?|describes?|labels?|paints?|portrays?|presents?|says?|claims?|states?|tells?)\b.{0,20}\b(?:competitors?|competing|rivals?|rival)\b.{0,40}\b(?:unsafe|dangerous|inferior|bad|worse|scams?|unreliable|poor|illegal)\b"
     r"|\b(?:rates?|ranks?|reviews?|scores?)\b.{0,20}\b(?:any|every|all|each)\b.{0,40}\b(?:five|5|ten|10) stars?\b"
 )
 
@@ -641,6 +705,11 @@ def _mentioned_quotes_removed(folded: str) -> str:
     return _QUOTED_SPAN.sub(mention, folded)
 
 
+# A secret named in general ("a password", "the example key"), not someone's ("their API keys").
+_SECRET_TOPIC = re.compile(
+    r"\b(?:a|an|any|one|example|sample|placeholder|dummy|fake|strong|weak|good|secure|new|shared)\s(?:[\w-]{1,12}\s)?(?:keys?|passwords?|passphrases?|secrets|credentials)\b")
+
+
 def _mentions_removed(folded: str) -> str:
     """The text the wording detectors read: titles of works gone ("a talk
     called '...'"), and in a statement about the user, quoted mentions and a
@@ -652,6 +721,11 @@ def _mentions_removed(folded: str) -> str:
         text = _mentioned_quotes_removed(text)
         if not _DISCLOSE.search(text):
             text = _PROMPT_NOUN_RE.sub(" ", text)
+        if not _ASSISTANT_WORD.search(text):
+            # Passwords and keys named where no assistant is: the user's
+            # topic ("teaches why you should never share a password"), not
+            # the model's secrets asked for.
+            text = _SECRET_TOPIC.sub(" the topic ", text)
     return _REPORTED_WISH_RE.sub("the user wants ", _reported_you_removed(text))
 
 
@@ -745,6 +819,14 @@ _SITE_RE = _compile(_SITE)
 _SLANTED_RE = _compile(_SLANTED)
 _SENT_AWAY_RE = _compile(_SENT_AWAY, re.DOTALL)
 _SECRETS_IN_ANSWERS_RE = _compile(_SECRETS_IN_ANSWERS)
+_PERSONAL_DATA_RE = _compile(_PERSONAL_DATA)
+_THIRD_PARTY_ORDERS_RE = _compile(_THIRD_PARTY_ORDERS)
+_OVER_THE_USER_RE = _compile(_OVER_THE_USER)
+_RECOMMENDS_RE = _compile(_RECOMMENDS)
+_STANDING_TRIGGER_RE = _compile(_STANDING_TRIGGER)
+_WITHOUT_TELLING_RE = _compile(_WITHOUT_TELLING)
+_SEND_VERB_RE = _compile(_SEND_VERB)
+_ADDRESS_RE = _compile(_ADDRESS)
 # Where the assistant's answers are meant without naming it.
 _ANSWERING = _compile(r"\bwhen(?:ever)? (?:asked|the user asks)\b|\buser preference\b")
 _NEAR = 60  # characters between a grant and the assistant it is given to
@@ -765,15 +847,28 @@ def _poisoning_reason(folded: str) -> str | None:
     advert or a named site in every reply, secrets put into answers, risks
     kept quiet, one seller praised. Each needs the assistant or its answers
     named, so the same words in a fact about people stay facts."""
-    if _SECRETS_IN_ANSWERS_RE.search(folded):
+    if _SECRETS_IN_ANSWERS_RE.search(folded) or _OVER_THE_USER_RE.search(folded):
         return "grants the assistant powers or sends data away"
     to_assistant = bool(_ASSISTANT_WORD.search(folded) or _EVERY_REPLY_RE.search(folded) or _ANSWERING.search(folded))
-    if not to_assistant:
-        return None
-    if (_granted_near_assistant(folded) or _WITHOUT_ASKING_RE.search(folded) or _ADVERT_RE.search(folded) or _SENT_AWAY_RE.search(folded)
-            or _SLANTED_RE.search(folded) or (_EVERY_REPLY_RE.search(folded) and _SITE_RE.search(folded))):
+    if to_assistant and any(check(folded) for check in _TO_ASSISTANT_CHECKS):
         return "grants the assistant powers or sends data away"
     return None
+
+
+# What is poisoning in a text that names the assistant or its answers
+# (lambdas: the patterns compile on first use, not at import).
+_TO_ASSISTANT_CHECKS = (
+    _granted_near_assistant,
+    lambda folded: _WITHOUT_ASKING_RE.search(folded) or _WITHOUT_TELLING_RE.search(folded),
+    lambda folded: _ADVERT_RE.search(folded) or _SENT_AWAY_RE.search(folded) or _SLANTED_RE.search(folded),
+    lambda folded: _THIRD_PARTY_ORDERS_RE.search(folded),
+    # a named site or the user's personal data in every reply
+    lambda folded: _EVERY_REPLY_RE.search(folded) and (_SITE_RE.search(folded) or _PERSONAL_DATA_RE.search(folded)),
+    # a named site recommended whenever something comes up
+    lambda folded: _RECOMMENDS_RE.search(folded) and _STANDING_TRIGGER_RE.search(folded) and _SITE_RE.search(folded),
+    # data sent to an e-mail address or a link, in any language
+    lambda folded: _SEND_VERB_RE.search(folded) and _ADDRESS_RE.search(folded),
+)
 
 
 # Generic "you" in what a text says ("a blog post explaining why you should

@@ -17,7 +17,9 @@ Refused:
   shapes, after detect-secrets' plugins), private keys, JWTs, and long
   random-looking tokens;
 * IBANs (mod-97 checked), payment cards (issuer prefix, length and Luhn),
-  and national id numbers (by format and check digit, or named as such).
+  and national id numbers: a shape of its own anywhere, a plain run of
+  digits in a text about identity, each checked by python-stdnum; or any
+  number right after an id's name.
 
 Not secrets: public keys, hashes and git SHAs (hex alone never counts),
 UUIDs, docker digests, document ids inside links, IMEIs, order and phone
@@ -59,6 +61,7 @@ _TOKENS = [
     r"\bnpm_[A-Za-z0-9]{36}\b",
     r"\bpypi-AgE[\w-]{50,300}",
     r"\b(?:SK|AC)[0-9a-fA-F]{32}\b",  # Twilio
+    r"(?<![\d-])\d{6}(?:-\d{6}){7}(?![\d-])",  # BitLocker recovery key: eight groups of six digits
     r"\bkey-[0-9a-zA-Z]{32}\b",  # Mailgun
     r"\b[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}\b",  # Discord bot
     r"\bhv[sbr]\.[A-Za-z0-9_-]{20,300}",  # Vault
@@ -121,15 +124,16 @@ _SECRET_WORDS = (
     r"|(?:wlan|wifi|wi-fi)[- ]?(?:schlüssel|key|clé|clave|chiave|sleutel|nyckel|klucz|code)"
     r"|login(?: details| credentials)?|credentials|api[ _-]?key|secret[ _-]?key|access[ _-]?(?:key|token)|auth[ _-]?token|private key"
     r"|contraseñas?|contrasenas?|clave(?: de acceso| secreta)?|senhas?|palavra-passe|mot de passe|mdp|code secret|code pin"
-    r"|passw[oö]rt\w{0,3}|kennw[oö]rt\w{0,3}|zugangscode|geheimzahl|parola d'ordine|wachtwoord\w{0,2}|hasł\w{1,3}|hasl\w{1,3}|парол\w{1,3}|пин-код\w{0,2}|şifre\w{0,4}|sifre\w{0,4}|parola\w{0,3}"
+    r"|passw[oö]rt\w{0,3}|kennw[oö]rt\w{0,3}|zugangscode|geheimzahl|parola d'ordine|wachtwoord\w{0,2}|hasł\w{1,3}|hasl\w{1,3}|парол\w{1,3}|пин-код\w{0,2}|şifre\w{0,6}|sifre\w{0,6}|şifrə\w{0,4}|parola\w{0,3}"
     r"|lösenord\w{0,3}|losenord\w{0,3}|adgangskode\w{0,3}|kodeord\w{0,3}|passord\w{0,3}|salasan\w{1,5}|hesl\w{1,3}|jelsz[óoa]\w{0,4}|parol[ăe]\w{0,3}|κωδικ\w{0,6}|συνθηματικ\w{0,4}"
     r"|كلمة المرور|كلمة السر|كلمة سر|كلمة مرور|الرقم السري|סיסמ\w{1,3}|رمز عبور|گذرواژه|رمز|पासवर्ड|पिन|密码|密碼|口令|暗証番号|パスワード|비밀번호|암호|패스워드"
     r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozinka|лозинка|geslo|slaptažodis|parool|parole"
+    r"|contraseny\w{0,2}|contrasinal|pasahitz\w{0,3}|lykilorð\w{0,3}|wagwoord|fjalëkalim\w{0,3}|cyfrinair|pasfhocal|pasiwedi|iphasiwedi|gaztnabar|գաղտնաբառ|პაროლ\w{0,2}|құпия сөз|нууц үг|کلمه عبور|پاس ورڈ|கடவுச்சொல்|పాస్‌వర్డ్|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපදය|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်"
 )
 # What joins a secret word to its value: a copula or a colon. Space-free
 # scripts attach it directly ("密码是", "パスワードは", "비밀번호는").
 _LINK = (
-    r"(?:\s?[:=：]\s?|'s\s|\s(?:is|was|are|were|es|era|est|ist|lautet|war|è|é|jest|это|—|=>|->|är|este|είναι|هي|هو|היא|है|là|adalah|ialah|sont|sind|será|zijn|olan|şu)\s"
+    r"(?:\s?[:=：]\s?|'s\s|\s(?:is|was|are|were|es|és|era|est|ist|lautet|war|è|é|jest|это|—|=>|->|är|este|είναι|هي|هو|היא|है|là|adalah|ialah|sont|sind|será|zijn|olan|şu)\s"
     r"|\s(?:is |was |has been |got )?(?:set|changed|updated|reset) to\s"
     r"|(?:是|为|為|は|が|는|은|이|가|คือ|:|：)\s?)"
 )
@@ -146,7 +150,7 @@ _FILLER = (
     r"|[^\s\x00-\x7f]{1,8})?"
 )
 _QUOTED = r"[\"'`«“「‘]([^\"'`»”」’\n]{3,80})[\"'`»”」’]"
-_VALUE = r"(?!(?:{stop})(?:[\s.,;:!?]|$))([^\s\"'`«»“”「」‘’,;()]{{3,80}})"
+_VALUE = r"(?!(?:{stop})(?:[\s.,;:!?]|$))([^\s\"'`«»“”「」‘’,;()。，、；！？][^\s\"'`«»“”「」‘’,;。，、；！？]{{2,79}})"
 # Words that follow "password is" without being one.
 _NOT_A_VALUE = frozenset("""
 compromised changed reset weak strong long short stolen leaked expired required stored saved kept managed
@@ -186,7 +190,7 @@ _PROSE_PATTERNS = [
 # "WiFi密码是jiayou888"): whatever the words between them, in any language.
 _SECRET_WORD = re.compile(rf"(?:{_SECRET_WORDS})")
 _CLAUSE_END = re.compile(r"[.!?;\n。！？](?:\s|$)")
-_WINDOW_TOKEN = re.compile(r"(?:(?<=[\s:：=是为為は가이은는])|^)([^\s\"'`«»“”「」‘’,;()。，、]{4,80})")
+_WINDOW_TOKEN = re.compile(r"(?:(?<=[\s:：=是为為は가이은는])|^)([^\s\"'`«»“”「」‘’,;()。，、][^\s\"'`«»“”「」‘’,;。，、]{3,79})")
 _NUMERIC_LINK = re.compile(unicodedata.normalize("NFKC", rf"(?:{_LINK}|{_WEAK_LINK}|^\s?)$"))
 _NOT_THE_SECRET = re.compile(
     r"\b(?:manager|policy|policies|requirements?|length|strength|hint|rules?|reset|breach|leak|expir\w*|changed?|rotat\w*|generator|app|vault|file|field|hash\w*|gestor|gestionnaire|менеджер\w*)\b|管理|マネージャ|관리")
@@ -256,7 +260,12 @@ _SEED_PHRASE = re.compile(
     re.DOTALL,
 )
 _RECOVERY_CODES = re.compile(
-    r"(?:recovery|backup|2fa|two-factor|mfa|otp|one-time|verification|authenticator|scratch|reserve|wiederherstellungs|códigos de recuperación|codes de récupération)\s?(?:codes?|keys?|tokens?)"
+    r"(?:(?:recovery|backup|2fa|two-factor|mfa|otp|one-time|verification|authenticator|scratch|reserve|wiederherstellungs|herstel|återställnings|gjenopprettings|gendannelses|palautus)"
+    r"\s?(?:codes?|keys?|tokens?|schlüssel|sleutels?|nyckel\w{0,2}|nøkkel\w{0,2}|nøgle\w{0,2}|koodi\w{0,2})"
+    # key word first: "clé de récupération", "klucz odzyskiwania", "ключ восстановления", "恢复密钥"
+    r"|(?:codes?|clés?|claves?|chiav[ei]|códigos?|codici|klucz\w{0,2}|kod\w{0,2}|ключ\w{0,2}|код\w{0,2}) (?:de |di |da |do |del |)"
+    r"(?:récupération|recuperación|recuperação|recupero|secours|odzyskiwania|восстановления|відновлення|kurtarma)"
+    r"|(?:恢复|復原|回復|复原|복구)\s?(?:密钥|金鑰|密鑰|码|碼|キー|コード|키|코드))"
     r".{0,40}?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\b\d{6,10}\b|\b\d{4}[ -]\d{4}\b)",
     re.DOTALL,
 )
@@ -272,15 +281,31 @@ _IBAN = re.compile(r"\b([A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
 _NINO = re.compile(r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b")
 _KOREAN_RRN = re.compile(r"(?<![\d-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-[1-4]\d{6}(?![\d-])")
+# An identity number named in many languages: its own name ("OIB", "AMKA",
+# "CURP", "РНОКПП") or a phrase for one ("ID number", "personal code",
+# "numéro de sécurité sociale", "身份证号", "מספר זהות").
+_ID_NAMES = (
+    r"social security|\bssn\b|national insurance|\bnino\b|passport|national id|national number|identity (?:card|number|code)|identification number|id card|id number|id no\b|personal (?:id|number|code|identity)|tax id|\btin\b|\btfn\b|\bitin\b"
+    r"|\bdni\b|\bnie\b|\bnif\b|codice fiscale|steuer-?id|steueridentifikationsnummer|personalausweis|sozialversicherungsnummer|versicherungsnummer|\bsvnr\b|ausweisnummer|identifikationsnummer|\bahv\b|\bavs\b"
+    r"|\bcpf\b|\brg\b|aadhaa?r|pan card|\bpesel\b|numer dowodu|dowód osobisty"
+    r"|\bbsn\b|burgerservicenummer|rijksregister\w{0,8}|\binsz\b|registre national|numéro national|numéro d'identification|personnummer|fødselsnummer|\bcpr\b|kennitala|\bhetu\b|henkilötunnu\w{0,6}"
+    r"|\bcnp\b|\begn\b|\bегн\b|\bjmbg\b|\bemšo\b|\bemso\b|\boib\b|osobni identifikacijski|matični broj|матични број|isikukood\w{0,2}|personas kod\w{0,2}|asmens kod\w{0,2}|rodné číslo|rodného čísla"
+    r"|személyi (?:szám|azonosító)\w{0,3}|\btaj\b|taj-szám\w{0,3}|adóazonosító|\bamka\b|\bαμκα\b|\bαφμ\b|αριθμός ταυτότητας|κοινωνικής ασφάλισης"
+    r"|\bsin\b|social insurance|\bnhs number|\bpps\b|my ?number|マイナンバー|個人番号|身份证\w{0,2}|身分證|身份證|居民身份|주민등록번호|외국인등록번호"
+    r"|sécurité sociale|numéro fiscal|\bnir\b|carte d'identité|número de identidad|número de identificación|documento (?:nacional )?de identidad|seguridad social|cédula|\bcurp\b|\brfc\b|\brut\b|\bcuil\b|\bcuit\b"
+    r"|carta d'identità|número de contribuinte|cartão de cidadão|segurança social|паспорт\w{0,3}|снилс|\bинн\b|\bипн\b|\bрнокпп\b|\bіпн\b|идентификационн\w{0,4} номер|ідентифікаційн\w{0,4} номер"
+    r"|driver'?s licen[cs]e number|licence number|medicare number|kimlik numarası|tc kimlik|\bnric\b|\bhkid\b|\bcnic\b|\bnik\b|\bktp\b|mykad|kad pengenalan|căn cước|\bcccd\b|chứng minh nhân dân"
+    r"|תעודת (?:ה)?זהות|מספר (?:ה)?זהות|الرقم القومي|الرقم الوطني|رقم الهوية|بطاقة الهوية|کد ملی|شماره ملی|आधार|पहचान संख्या|เลขประจำตัวประชาชน|บัตรประชาชน"
+)
 _ID_WORDS = re.compile(
-    r"(?:social security|\bssn\b|national insurance|\bnino\b|passport|national id|identity card|id card|id number|personal id|tax id|\btin\b|\btfn\b"
-    r"|\bdni\b|\bnie\b|\bnif\b|codice fiscale|steuer-?id|steueridentifikationsnummer|personalausweis|sozialversicherungsnummer|ausweisnummer|\bcpf\b|\brg\b|aadhaa?r|pan card|\bpesel\b"
-    r"|\bbsn\b|burgerservicenummer|personnummer|fødselsnummer|\bcpr\b|\bhetu\b|henkilötunnu\w{0,6}|\bcnp\b|\begn\b|\bjmbg\b|isikukood|asmens kodas|rodné číslo|személyi szám|\bsin\b|social insurance|my ?number|マイナンバー|身份证|身分證|身份證|주민등록번호"
-    r"|sécurité sociale|numéro fiscal|\bnir\b|carte d'identité|número de identidad|documento de identidad|cédula|\bcurp\b|\brfc\b|\brut\b|numer dowodu|паспорт\w{0,3}|снилс|\bинн\b"
-    r"|driver'?s licen[cs]e number|licence number|medicare number|nhs number|kimlik numarası|tc kimlik|\bnric\b|\bhkid\b)"
-    r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s-]{5,20}\d[A-Z]?)(?![\w])",
+    rf"(?:{_ID_NAMES})"
+    r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s-]{4,20}\d(?:\s?[A-Z])?)(?![\w])",
     re.IGNORECASE | re.DOTALL,
 )
+# Matched on the lower-cased text: an alternation this long runs twice as
+# fast without IGNORECASE, and most texts name no id, so the two rules
+# that need a name run only after it is found.
+_ID_CONTEXT = re.compile(rf"(?:{_ID_NAMES})")
 
 # --- Random-looking tokens ---------------------------------------------------
 
@@ -351,8 +376,18 @@ def _names_a_secret(value: str) -> bool:
 _PATH_VALUE = re.compile(r"(?:~|\.{1,2})?/?(?:[A-Za-z_][\w.-]{0,40}/){1,12}[\w.-]{0,40}|/[A-Za-z_][\w.-]{0,40}")
 
 
+# A generated password may open with a symbol ("@pS*2DGj$9R(Tm"): after a
+# sigil that opens no bracket, letters, a digit and a further symbol make a
+# value, not a reference ("$DB_PASSWORD", "@handle", "#channel").
+_SIGIL_PASSWORD = re.compile(r"[@$#%&](?=[^\W_])(?=[^\d]{0,80}\d)(?=[\d\W_]{0,80}[^\W\d_])(?=.{0,80}[!#$%^&*()+=?~@])")
+
+
+def _is_reference(value: str) -> bool:
+    return bool(_REFERENCE.search(value[1:] if _SIGIL_PASSWORD.match(value) else value))
+
+
 def _never_a_value(value: str) -> bool:
-    return (len(value) < 4 or bool(_PATH_VALUE.fullmatch(value.rstrip(".,;:!?)"))) or value.casefold() in _NOT_A_SECRET_VALUE or bool(_REFERENCE.search(value))
+    return (len(value) < 4 or bool(_PATH_VALUE.fullmatch(value.rstrip(".,;:!?)"))) or value.casefold() in _NOT_A_SECRET_VALUE or _is_reference(value)
             or bool(_PASSWORD_HASH.match(value)) or "://" in value or bool(_NAME_REFERENCE.fullmatch(value))
             or _names_a_secret(value))
 
@@ -393,10 +428,12 @@ _LOGIN_CONTEXT = re.compile(
     r"(?i:\b(?:account|log(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?|login|logon|sign(?:s|ed|ing)?[ -]?(?:in|on)(?:to)?|username|user name"
     r"|credentials|ssh(?:es|ed)?|authenticat\w{0,5}|anmeld\w{0,4}|(?:ein)?logg\w{0,4}|zugangsdaten|connect\w{0,6}|connexion|identifiants?"
     r"|inicio de sesión|inici\w{1,3} sesión|acced\w{1,4}|credenziali|entro|войти|вход\w{0,3}|логин\w{0,2}|захож\w{0,2}|zaloguj\w{0,4}|loguj\w{0,4}"
-    r"|inloggen|logga in|kirjaud\w{0,6}|giriş"
+    r"|inloggen|logga in|kirjaud\w{0,6}|giriş|gir(?:iyor|er|dim|erim|mek)\w{0,3}"
+    # what a password unlocks: "my laptop unlocks with Winter#Harbor77"
+    r"|unlock\w{0,4}|entsperr\w{0,4}|déverrouill\w{0,5}|desbloque\w{0,4}|desbloqu\w{0,4}|sblocc\w{0,4}|ontgrendel\w{0,3}|odblok\w{0,5}|odemk\w{0,5}|разблокир\w{0,5}|розблок\w{0,6}"
     # an account and its admin, in other languages: "le code du compte admin est Pf8@zLq#1vR"
     r"|admin|administrator|compte|cuenta|conta|konto|conto|account\w{0,2}|аккаунт\w{0,2}|акаунт\w{0,2}|учётн\w{0,4}|учетн\w{0,4}|hesab\w{0,3}|tili\w{0,3}|fiók\w{0,3}|λογαριασμ\w{0,3}|akun|tài khoản)\b"
-    r"|登录|登入|登陆|帐号|账号|帳號|账户|賬戶|用户名|ログイン|アカウント|로그인|계정|아이디|حساب|חשבון|खाता|บัญชี)"
+    r"|登录|登入|登陆|帐号|账号|帳號|账户|賬戶|用户名|ログイン|アカウント|로그인|계정|아이디|حساب|חשבון|खाता|บัญชี|解锁|解鎖|ロック解除|잠금 해제)"
 )
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\n。！？；]")
 # "account steamlena / Pixel!Cat7": a login and its password, around a spaced slash
@@ -413,8 +450,23 @@ def _password_shaped(token: str) -> bool:
     token = token.rstrip(".,;:!?)]}")
     return (8 <= len(token) and not _EMAIL.fullmatch(token) and "://" not in token
             and any(c.isupper() for c in token) and any(c.islower() for c in token)
-            and any(c.isdigit() for c in token) and bool(re.search(r"[!#$%^&*+=?~]", token))
+            and any(c.isdigit() for c in token) and bool(re.search(r"[!#$%^&*+=?~@()]", token))
             and not _never_a_value(token))
+
+
+def _names_a_password(sentence: str) -> bool:
+    "A password word anywhere in the sentence, not inside a longer Latin word."
+    folded = sentence.casefold()
+    return any(not _inside_latin_word(folded, *word.span()) for word in _SECRET_WORD.finditer(folded))
+
+
+def _password_beside_word(plain: str) -> bool:
+    """A token only a password looks like in a sentence with a password
+    word, before or after it ("Galata#Kulesi1348 şifresiyle giriyorum"),
+    whatever the grammar between them."""
+    plain = _PUBLIC_BLOB.sub(" ", _URL.sub(" ", plain))
+    return any(_names_a_password(sentence) and any(_password_shaped(m.group()) for m in _BARE_TOKEN.finditer(sentence))
+               for sentence in _SENTENCE_END.split(plain))
 
 
 def _login_secret(plain: str) -> bool:
@@ -485,6 +537,13 @@ def _card_brand_ok(digits: str) -> bool:
 
 
 def _iban_ok(candidate: str) -> bool:
+    """Mod-97 valid; a short last group after a space may be the next word
+    ("AT72 ... bei", "SK25... v") rather than the IBAN's end."""
+    head, _, tail = candidate.rpartition(" ")
+    return _iban_checksum(candidate) or bool(head and len(tail) <= 3 and _iban_checksum(head))
+
+
+def _iban_checksum(candidate: str) -> bool:
     iban = candidate.replace(" ", "")
     if not 15 <= len(iban) <= 34:
         return False
@@ -522,7 +581,7 @@ def _not_a_prose_value(value: str) -> bool:
     "A word that follows 'password is' without being one, or a placeholder or hash."
     return (len(value) < 3 or value in _NOT_A_VALUE or value.casefold() in _NOT_A_SECRET_VALUE
             or bool(_PATH_VALUE.fullmatch(value))
-            or bool(_REFERENCE.search(value)) or bool(_PASSWORD_HASH.match(value)) or _names_a_secret(value))
+            or _is_reference(value) or bool(_PASSWORD_HASH.match(value)) or _names_a_secret(value))
 
 
 def _prose_match_is_secret(pattern: re.Pattern, match: re.Match, folded: str) -> bool:
@@ -538,10 +597,11 @@ def _prose_match_is_secret(pattern: re.Pattern, match: re.Match, folded: str) ->
     if codelike:
         return True
     if pattern is _PROSE_PATTERNS[0]:
-        # A bare word: a password only when it ends the clause
-        # ("the wifi password is bluefrog."), not "is weak".
+        # A bare word: a password only when it ends the sentence ("the wifi
+        # password is bluefrog."), not "is weak", nor a word of state the
+        # sentence goes on from ("is gelekt, dus ..."), in any language.
         rest = folded[match.end():match.end() + 2].strip()
-        return not rest or rest[0] in ".,;!?)\"'"
+        return not rest or rest[0] in ".!?)\"'"
     return False
 
 
@@ -602,10 +662,38 @@ def _without_references(text: str) -> str:
     return _INDIRECT_REFERENCE.sub(r"\1<>", text)
 
 
+# "the key is plum-tree-cider-88", "koden til vores Netflix-konto er
+# Havfrue_Odense31": a key or code is a password where its sentence names
+# what it opens (a network, a device, an account), and is not one of the
+# codes that open nothing (area, zip, error, promo, QR, source ...).
+_KEY_WORD = re.compile(
+    r"(?<![\w-])(?:key|code|schlüssel|clé|clave|chiave|sleutel|nøgle\w{0,3}|nøkkel\w{0,3}|nyckel\w{0,3}|klucz\w{0,2}|ключ\w{0,2}"
+    r"|kod\w{0,2}|kode\w{0,2}|koodi\w{0,3}|código|codice|kód\w{0,2}|κλειδί|код\w{0,2})(?![\w-])")
+_OPENED = re.compile(
+    r"(?<![\w])(?:wi-?fi|wlan|wireless|router|hotspot|network|ssid|netzwerk|réseau|netwerk|rete|rede|nettverk|netværk|nätverk|verkko|sieć|сеть|сети"
+    r"|laptop|computer|pc|phone|iphone|ipad|tablet|handy|telefon\w{0,2}|account\w{0,2}|konto\w{0,2}|compte|cuenta|conta|conto|tili\w{0,3}|fiók\w{0,3}"
+    r"|аккаунт\w{0,2}|netflix|spotify|disney\+?|hbo|prime video|streaming)(?![\w])|[\w-]{1,20}-(?:konto|account)\b")
+_NOT_A_KEY = re.compile(
+    r"(?:area|zip|postal|post|error|status|source|promo|discount|coupon|voucher|gift|qr|bar|country|product|dress|tracking|booking|order|reference"
+    r"|confirmation|invite|invitation|referral|colou?r|exit|language|region|public|keyboard)(?:[\s-]\w{1,10})?[\s-]?$")
+
+
+def _keyed_value(folded: str) -> bool:
+    for sentence in _SENTENCE_END.split(folded):
+        if not _OPENED.search(sentence):
+            continue
+        for word in _KEY_WORD.finditer(sentence):
+            if _NOT_A_KEY.search(sentence[max(0, word.start() - 14):word.start()]):
+                continue
+            if _window_has_value(_clause_after(sentence, word.end())):
+                return True
+    return False
+
+
 def _password_in_prose(folded: str) -> bool:
     folded = _PUBLIC_BLOB.sub(" ", _PLACEHOLDER_SPAN.sub("<>", _without_references(folded)))
     return bool(
-        _prose_secret(folded) or _near_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded)
+        _prose_secret(folded) or _near_value(folded) or _keyed_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded)
         or (_CODE_VALUE.search(folded) and _OPENS_SOMETHING.search(folded))
     )
 
@@ -615,19 +703,29 @@ def _password_in_prose(folded: str) -> bool:
 _TEST_CARD = re.compile(r"(?i:\b(?:test|sandbox|documented|dummy|sample)\s(?:\w+\s)?(?:card|number|credit card|visa|mastercard|amex)s?\b)")
 
 
+# A number named as a barcode or book number, and valid as one, is a product's.
+_PRODUCT_CODE = re.compile(
+    r"(?i:\b(?:bar ?codes?|ean(?:-?1[34])?|gtin|upc|isbn(?:-?1[03])?|strichcode|code-barres?|codes? barres?|código de barras|codice a barre"
+    r"|streepjescode|kod kreskowy|barkod|mã vạch)\b|штрих-?код|条形码|條碼|条码|バーコード|바코드)")
+
+
 def _card_number(plain: str) -> bool:
     if _TEST_CARD.search(plain):
         return False
+    product = bool(_PRODUCT_CODE.search(plain))
     for match in _DIGIT_RUN.finditer(plain):
         digits = re.sub(r"\D", "", match.group())
         if 12 <= len(digits) <= 19 and _card_brand_ok(digits) and _luhn_ok(digits):
+            if product and _valid_id(digits, ("ean", "isbn")):
+                continue
             return True
     return False
 
 
 # National id numbers whose shape is their own (a date, a century sign, a
-# check letter), checked by python-stdnum's validators (date and check
-# digit): (pattern on the upper-cased text, stdnum module).
+# check letter, dots and dashes where only that id puts them), checked by
+# python-stdnum's validators (date and check digit) wherever they appear:
+# (pattern on the upper-cased text, stdnum modules).
 _ID_SHAPES = (
     (re.compile(r"\b[XYZ]?\d{7,8}-?[A-Z]\b"), ("es.dni", "es.nie")),
     (re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d)"), ("br.cpf",)),
@@ -635,8 +733,32 @@ _ID_SHAPES = (
     (re.compile(r"(?<!\d)[12]\s?\d{2}\s?(?:0[1-9]|1[0-2])\s?(?:\d{2}|2[AB])\s?\d{3}\s?\d{3}\s?\d{2}(?!\d)"), ("fr.nir",)),
     (re.compile(r"\b[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z]\b"), ("it.codicefiscale",)),
     (re.compile(r"(?<![\d-])\d{6}[-+A-FU-Y]\d{3}[0-9A-Y](?![\w-])"), ("fi.hetu",)),
-    (re.compile(r"(?<![\d-])(?:\d{2})?\d{6}[-+]\d{4}(?![\d-])"), ("se.personnummer", "dk.cpr")),
+    (re.compile(r"(?<![\d-])(?:\d{2})?\d{6}[-+]\d{4}(?![\d-])"), ("se.personnummer", "dk.cpr", "is_.kennitala")),
+    (re.compile(r"\b[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z\d]\d\b"), ("mx.curp",)),  # letters, birth date, sex, state
+    (re.compile(r"(?<![\d.])756\.\d{4}\.\d{4}\.\d{2}(?!\d|\.\d)"), ("ch.ssn",)),
+    (re.compile(r"(?<![\d-])\d-\d{4}-\d{5}-\d{2}-\d(?![\d-])"), ("th.pin",)),
+    (re.compile(r"(?<![\d-])(?:20|23|24|27)-\d{8}-\d(?![\d-])"), ("ar.cuit",)),  # a person's CUIL/CUIT, not a company's
+    (re.compile(r"(?<![\d-])[0-3]\d[01]\d{3}-[0-2]\d{4}(?![\d-])"), ("lv.pvn",)),  # Latvian personas kods
+    (re.compile(r"(?<![\d.])\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}(?!\d|\.\d)"), ("be.nn",)),
+    (re.compile(r"(?<![\d-])\d{5}-\d{7}-\d(?![\d-])"), ("pk.cnic",)),
+    (re.compile(r"(?<![\d-])\d{6}-\d{2}-\d{4}(?![\d-])"), ("my.nric",)),
+    (re.compile(r"(?<![\d/])\d{6}/\d{3,4}(?![\d/])"), ("cz.rc", "sk.rc")),
 )
+# Personal and national identity numbers written as plain digits: one
+# python-stdnum module per country, by the length of its number. A run of
+# digits is too common a shape to be read alone (order, phone and tracking
+# numbers, ISBNs), so it counts only in a text that speaks of identity
+# (_ID_CONTEXT) and only when the module's check digits and dates accept it.
+# Numbers with no check digit of their own (US SSN, Danish CPR, Cuban NI)
+# are left to the rules that read them by name.
+_PLAIN_IDS = (
+    "at.vnr", "be.nn", "bg.egn", "br.cpf", "ca.sin", "cl.rut", "cz.rc", "de.idnr", "do.cedula", "ec.ci",
+    "ee.ik", "fr.nir", "gb.nhs", "gr.amka", "hr.oib", "id.nik", "il.idnr", "in_.aadhaar", "is_.kennitala",
+    "jp.in_", "kr.rrn", "lt.asmens", "my.nric", "nl.bsn", "no.fodselsnummer", "pk.cnic", "pl.pesel",
+    "ro.cnp", "ru.inn", "se.personnummer", "si.emso", "sk.rc", "th.pin", "tr.tckimlik", "ua.rntrc", "za.idnr",
+)
+# 9 to 16 digits, maybe grouped: shorter runs are dates and counts.
+_PLAIN_NUMBER = re.compile(r"(?<![\w.,/-])\d(?:[ .\-/]?\d){8,15}(?![\w-]|[.,/]\d)")
 
 
 def _valid_id(value: str, modules: tuple[str, ...]) -> bool:
@@ -646,13 +768,18 @@ def _valid_id(value: str, modules: tuple[str, ...]) -> bool:
     return any(importlib.import_module(f"stdnum.{module}").is_valid(value) for module in modules)
 
 
+def _plain_id(plain: str) -> bool:
+    "A run of digits that a country's personal-id check accepts (in a text about identity)."
+    return any(_valid_id(re.sub(r"\D", "", m.group()), _PLAIN_IDS) for m in _PLAIN_NUMBER.finditer(plain))
+
+
 def _national_id(plain: str, upper: str) -> bool:
     return bool(
         _SSN.search(plain)
         or _NINO.search(plain)
         or _KOREAN_RRN.search(plain)
         or any(_valid_id(m.group(), modules) for pattern, modules in _ID_SHAPES for m in pattern.finditer(upper))
-        or _ID_WORDS.search(plain)
+        or (_ID_CONTEXT.search(plain.lower()) and (_ID_WORDS.search(plain) or _plain_id(plain)))
     )
 
 
@@ -669,7 +796,7 @@ def secret_reason(text: str) -> str | None:
     if token:
         return token
     folded = fold_for_matching(text)
-    if _password_in_prose(folded):
+    if _password_in_prose(folded) or _password_beside_word(plain):
         return "a password or code"
     if _KEYWORD_HEX.search(folded):
         return "an API token or key"
