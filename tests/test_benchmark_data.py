@@ -5,6 +5,7 @@ The data is read the way the benchmark reads it (its load_facts and
 load_prompts), so a file the benchmark cannot parse fails here.
 """
 
+import json
 import re
 import sys
 import unicodedata
@@ -69,8 +70,6 @@ def test_the_fresh_facts_share_no_fact_or_question_with_the_earlier_file(bench):
 
 
 def test_the_fresh_off_topic_prompts_pair_english_with_chinese(bench):
-    import json
-
     files = bench.PROMPT_FILES["fresh"]
     rows = {language: [json.loads(line) for line in (bench.DATA / name).read_text(encoding="utf-8").splitlines()]
             for language, name in files.items()}
