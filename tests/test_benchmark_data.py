@@ -1,0 +1,92 @@
+"""The data of benchmarks/bilingual_recall.py: the fresh split is whole, bilingual
+and shares nothing with the split recall was tuned and reported on.
+
+The data is read the way the benchmark reads it (its load_facts and
+load_prompts), so a file the benchmark cannot parse fails here.
+"""
+
+import json
+import re
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+FACT_COLUMNS = ("en_third", "en_first", "zh_third", "zh_first", "q_en", "q_zh")
+CHINESE_COLUMNS = ("zh_third", "zh_first", "q_zh")
+
+
+@pytest.fixture(scope="module")
+def bench():
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bilingual_recall
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return bilingual_recall
+
+
+def normalised(text: str) -> str:
+    "Case, spaces and punctuation (ASCII or full-width) left out, so a near copy still matches."
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return "".join(c for c in text if unicodedata.category(c)[0] in "LN")
+
+
+def test_the_fresh_facts_have_48_lines_with_every_column_filled(bench):
+    fresh = bench.load_facts(bench.FACT_FILES["fresh"])
+    earlier = bench.load_facts(bench.FACT_FILES["held-out"])
+    assert len(fresh) == 48
+    assert list(fresh[0]) == list(earlier[0])  # the same columns, in the same order
+    assert {line["split"] for line in fresh} == {"fresh"}
+    assert len({line["id"] for line in fresh}) == 48
+    empty = [(line["id"], column) for line in fresh for column, value in line.items()
+             if not (value or "").strip()]
+    assert empty == []
+    for column in FACT_COLUMNS:  # every fact and question is told apart from the others
+        assert len({normalised(line[column]) for line in fresh}) == 48, column
+
+
+def test_the_fresh_facts_are_chinese_in_the_chinese_columns_only(bench):
+    fresh = bench.load_facts(bench.FACT_FILES["fresh"])
+    not_chinese = [(line["id"], c) for line in fresh for c in CHINESE_COLUMNS if not CJK.search(line[c])]
+    chinese_in_english = [(line["id"], c) for line in fresh for c in FACT_COLUMNS
+                          if c not in CHINESE_COLUMNS and CJK.search(line[c])]
+    assert not_chinese == [] and chinese_in_english == []
+
+
+def test_the_fresh_facts_share_no_fact_or_question_with_the_earlier_file(bench):
+    fresh = bench.load_facts(bench.FACT_FILES["fresh"])
+    earlier = bench.load_facts(bench.FACT_FILES["tune"])
+    assert len(earlier) == 48 and {line["split"] for line in earlier} == {"tune", "held-out"}
+    earlier_texts = {normalised(line[c]) for line in earlier for c in FACT_COLUMNS}
+    shared = [(line["id"], c) for line in fresh for c in FACT_COLUMNS
+              if normalised(line[c]) in earlier_texts]
+    assert shared == []
+    assert {line["id"] for line in fresh}.isdisjoint(line["id"] for line in earlier)
+
+
+def test_the_fresh_off_topic_prompts_pair_english_with_chinese(bench):
+    files = bench.PROMPT_FILES["fresh"]
+    rows = {language: [json.loads(line) for line in (bench.DATA / name).read_text(encoding="utf-8").splitlines()]
+            for language, name in files.items()}
+    ids = {language: [row["question_id"] for row in lines] for language, lines in rows.items()}
+    assert ids["en"] == ids["zh"] and len(set(ids["en"])) == len(ids["en"])
+    prompts = bench.load_prompts("fresh")
+    assert len(prompts["en"]) == len(prompts["zh"]) == 50
+    assert all(CJK.search(text) for text in prompts["zh"])
+    assert not any(CJK.search(text) for text in prompts["en"])
+    earlier = {normalised(text) for split in ("tune", "held-out")
+               for texts in bench.load_prompts(split).values() for text in texts}
+    assert earlier and earlier.isdisjoint(normalised(t) for texts in prompts.values() for t in texts)
+
+
+def test_the_default_run_keeps_to_tune_and_held_out_and_all_adds_fresh(bench):
+    assert bench.SPLIT_CHOICES["both"] == ("tune", "held-out")
+    assert bench.SPLIT_CHOICES["all"] == ("tune", "held-out", "fresh")
+    for split in ("tune", "held-out"):
+        prompts = bench.load_prompts(split)
+        assert len(prompts["en"]) == len(prompts["zh"]) == 40
