@@ -128,7 +128,7 @@ _SECRET_WORDS = (
     r"|lösenord\w{0,3}|losenord\w{0,3}|adgangskode\w{0,3}|kodeord\w{0,3}|passord\w{0,3}|salasan\w{1,5}|hesl\w{1,3}|jelsz[óoa]\w{0,4}|parol[ăe]\w{0,3}|κωδικ\w{0,6}|συνθηματικ\w{0,4}"
     r"|كلمة المرور|كلمة السر|كلمة سر|كلمة مرور|الرقم السري|סיסמ\w{1,3}|رمز عبور|گذرواژه|رمز|पासवर्ड|पिन|密码|密碼|口令|暗証番号|パスワード|비밀번호|암호|패스워드"
     r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozinka|лозинка|geslo|slaptažodis|parool|parole"
-    r"|contraseny\w{0,2}|contrasinal|pasahitz\w{0,3}|lykilorð\w{0,3}|wagwoord|fjalëkalim\w{0,3}|cyfrinair|pasfhocal|pasiwedi|iphasiwedi|gaztnabar|գաղտնաբառ|პაროლ\w{0,2}|құпия сөз|нууц үг|کلمه عبور|پاس ورڈ|கடவுச்சொல்|పాస్‌వర్డ్|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපදය|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်"
+    r"|contraseny\w{0,2}|contrasinal|pasahitz\w{0,3}|lykilorð\w{0,3}|wagwoord|fjalëkalim\w{0,3}|(?:c|g|ngh|ch)yfrinair|pasfhocal|pasiwedi|iphasiwedi|gaztnabar|գաղտնաբառ|პაროლ\w{0,2}|құпия сөз|нууц үг|کلمه عبور|پاس ورڈ|கடவுச்சொல்|పాస్‌వర్డ్|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපදය|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်"
 )
 # What joins a secret word to its value: a copula or a colon. Space-free
 # scripts attach it directly ("密码是", "パスワードは", "비밀번호는").
@@ -246,6 +246,9 @@ def _near_value(folded: str) -> bool:
 # "the code to the front door is 4590#": a code is a secret where it opens something.
 _OPENS_SOMETHING = re.compile(
     r"\b(?:door|gate|front door|building|alarm|entry|entrance|garage|lock|safe|locker|keypad|padlock|intercom"
+    # padlocks, lockers and safes in other languages
+    r"|lucchetto|armadietto|cassaforte|candado|taquilla|casillero|caja fuerte|cadenas|casier|coffre-fort|coffre|vorhängeschloss|schloss|spind|schließfach|tresor"
+    r"|kłódk\w{0,2}|szafk\w{0,2}|sejf\w{0,2}|hangslot|kluisje|kluis|cadeado|armário|cofre|замк?\w{0,2}|шкафчик\w{0,2}|сейф\w{0,2}|asma kilit|kilit|dolap|hänglås|skåp"
     r"|porte|portail|digicode|puerta|portal|cancello|portone|porta|portão|tür|haustür|tor|deur|poort|drzwi|brama|дверь|двери|домофон|kapı|dörr|ovi)\b"
 )
 _CODE_VALUE = re.compile(
@@ -285,7 +288,7 @@ _KOREAN_RRN = re.compile(r"(?<![\d-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01
 # "CURP", "РНОКПП") or a phrase for one ("ID number", "personal code",
 # "numéro de sécurité sociale", "身份证号", "מספר זהות").
 _ID_NAMES = (
-    r"social security|\bssn\b|national insurance|\bnino\b|passport|national id|national number|identity (?:card|number|code)|identification number|id card|id number|id no\b|personal (?:id|number|code|identity)|tax id|\btin\b|\btfn\b|\bitin\b"
+    r"social security|\bssn\b|national insurance|\bnino\b|passport|national id|national number|identity (?:card|number|code)|identification number|id card|id number|id no\b|personal (?:id|number|code|identity)|tax id|tax file number|\btin\b|\btfn\b|\bitin\b"
     r"|\bdni\b|\bnie\b|\bnif\b|codice fiscale|steuer-?id|steueridentifikationsnummer|personalausweis|sozialversicherungsnummer|versicherungsnummer|\bsvnr\b|ausweisnummer|identifikationsnummer|\bahv\b|\bavs\b"
     r"|\bcpf\b|\brg\b|aadhaa?r|pan card|\bpesel\b|numer dowodu|dowód osobisty"
     r"|\bbsn\b|burgerservicenummer|rijksregister\w{0,8}|\binsz\b|registre national|numéro national|numéro d'identification|personnummer|fødselsnummer|\bcpr\b|kennitala|\bhetu\b|henkilötunnu\w{0,6}"
@@ -299,7 +302,7 @@ _ID_NAMES = (
 )
 _ID_WORDS = re.compile(
     rf"(?:{_ID_NAMES})"
-    r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s-]{4,20}\d(?:\s?[A-Z])?)(?![\w])",
+    r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s.-]{4,20}\d(?:\s?[A-Z])?)(?![\w])",
     re.IGNORECASE | re.DOTALL,
 )
 # Matched on the lower-cased text: an alternation this long runs twice as
@@ -339,6 +342,16 @@ _ASSIGNED = re.compile(
 # Oracle's user/password@host (JDBC thin, sqlplus, a TNS alias).
 _ORACLE_LOGIN = re.compile(
     r"(?i:jdbc:oracle:\w{1,10}:|\bsqlplus\s{1,3}|\boracle\b[^\n]{0,40}?\s)([A-Za-z][\w$#]{0,30})/([^\s/@\"']{1,100})@")
+# user/password@host:port, in any driver's call or string (Oracle's EZConnect,
+# cx_Oracle.connect('hr/pw@db:1521/svc')): the port tells a host from a
+# package version ("actions/checkout@v4").
+_SLASH_LOGIN = re.compile(r"(?<![\w/.-])[A-Za-z][\w$#]{0,30}/([^\s/@\"']{1,100})@[\w.-]{1,100}:\d{2,5}\b")
+# A database or cluster client given a user and a password on its command
+# line: "-u user -p 'pw'", "-pSECRET" (mysql glues it); the value must hold a
+# letter, so psql's "-p 5432" (a port) is not one; after a space, unquoted,
+# also a digit ("mysql -u root -p shopdb" asks for the password, shopdb is a database).
+_CLI_PASSWORD = re.compile(
+    r"(?:^|\s)(?:-u|--user(?:name)?)[\s=]{1,3}[\"']?[^\s\"']{1,60}[^\n]{0,80}?\s(?:-p|--password)(\s{1,3}[\"']?|=?[\"']?)([^\s\"']{4,200})")
 # A TOTP seed after the words that name one: base32, maybe in groups of four.
 _TOTP_SEED = re.compile(
     r"(?i:\b(?:totp|otp|2fa|mfa|two-factor|authenticator|otpauth)\b[^\n]{0,60}?)(?<![A-Za-z0-9])"
@@ -440,6 +453,9 @@ _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\n。！？；]")
 # (paths and versions, "/var/log", "11/24.04", are written without spaces).
 _LOGIN_PAIR = re.compile(r"[^\s/]{3,60}\s/\s([^\s/]{4,80})")
 _BARE_TOKEN = re.compile(r"(?<![^\s(\[\"'“«「])[^\s\"'“”«»「」()]{8,64}")
+# A whole space-delimited run, brackets and all: a generated password may
+# hold them anywhere (",)XsJI)M*4l#)9").
+_SPACED_TOKEN = re.compile(r"(?<!\S)\S{8,64}(?!\S)")
 
 
 _EMAIL = re.compile(r"[^@\s]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,5}")
@@ -465,7 +481,8 @@ def _password_beside_word(plain: str) -> bool:
     word, before or after it ("Galata#Kulesi1348 şifresiyle giriyorum"),
     whatever the grammar between them."""
     plain = _PUBLIC_BLOB.sub(" ", _URL.sub(" ", plain))
-    return any(_names_a_password(sentence) and any(_password_shaped(m.group()) for m in _BARE_TOKEN.finditer(sentence))
+    return any(_names_a_password(sentence) and any(_password_shaped(m.group()) for pattern in (_BARE_TOKEN, _SPACED_TOKEN)
+                                                   for m in pattern.finditer(sentence))
                for sentence in _SENTENCE_END.split(plain))
 
 
@@ -513,27 +530,28 @@ def _luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
+# Issuer (IIN) ranges of the card networks and the lengths they issue:
+# (first, last, digits of the prefix, lengths). Visa, Mastercard, Amex,
+# Discover, JCB, Diners; UnionPay (62, 81); RuPay (60, 65, 81, 82, 508);
+# Mir (2200-2204); Troy (9792); Elo, Verve and Maestro (50, 56-58, 63, 67).
+_CARD_RANGES = (
+    (4, 4, 1, (13, 16, 19)),
+    (51, 55, 2, (16,)), (2221, 2720, 4, (16,)),
+    (34, 34, 2, (15,)), (37, 37, 2, (15,)),
+    (60, 60, 2, range(16, 20)), (644, 649, 3, range(16, 20)), (65, 65, 2, range(16, 20)),
+    (3528, 3589, 4, range(16, 20)),
+    (300, 305, 3, range(14, 20)), (36, 36, 2, range(14, 20)), (38, 39, 2, range(14, 20)),
+    (62, 62, 2, range(16, 20)), (81, 82, 2, range(16, 20)),
+    (2200, 2204, 4, range(16, 20)),
+    (9792, 9792, 4, (16,)),
+    (50, 50, 2, range(12, 20)), (56, 58, 2, range(12, 20)), (63, 63, 2, range(12, 20)), (67, 67, 2, range(12, 20)),
+)
+
+
 def _card_brand_ok(digits: str) -> bool:
     "The issuer prefix and length of a real payment card."
-    n = len(digits)
-    two, four = int(digits[:2]), int(digits[:4])
-    if digits[0] == "4":
-        return n in (13, 16, 19)
-    if 51 <= two <= 55 or 2221 <= four <= 2720:
-        return n == 16
-    if two in (34, 37):
-        return n == 15
-    if digits.startswith(("6011", "65")) or 644 <= int(digits[:3]) <= 649 or 622126 <= int(digits[:6]) <= 622925:
-        return 16 <= n <= 19
-    if 3528 <= four <= 3589:
-        return 16 <= n <= 19
-    if 300 <= int(digits[:3]) <= 305 or two in (36, 38, 39):
-        return 14 <= n <= 19
-    if two == 62 or two == 81:
-        return 16 <= n <= 19
-    if digits.startswith(("50", "56", "57", "58", "67", "63")):
-        return 12 <= n <= 19
-    return False
+    return any(first <= int(digits[:width]) <= last and len(digits) in lengths
+               for first, last, width, lengths in _CARD_RANGES)
 
 
 def _iban_ok(candidate: str) -> bool:
@@ -622,6 +640,10 @@ def _token_reason(plain: str) -> str | None:
         return "a connection string with a password"
     if any(not _placeholder_password(m.group(2), template) for m in _ORACLE_LOGIN.finditer(plain)):
         return "a connection string with a password"
+    if any(not _placeholder_password(m.group(1), template) for m in _SLASH_LOGIN.finditer(plain)):
+        return "a connection string with a password"
+    if any(_cli_password(m.group(2), m.group(1), template) for m in _CLI_PASSWORD.finditer(plain)):
+        return "a connection string with a password"
     if any(_is_base32_seed(m.group(1)) for m in _TOTP_SEED.finditer(plain)):
         return "a one-time-password seed"
     return None
@@ -639,6 +661,13 @@ def _placeholder_password(password: str, template: bool) -> bool:
         return True
     return template and bool(_names_a_secret(password) or _PLACEHOLDER_WORD.search(password)
                              or password.casefold() in ("pass", "pw", "pwd", "secret"))
+
+
+def _cli_password(value: str, separator: str, template: bool) -> bool:
+    "A password on a client's command line: has a letter, is no placeholder or reference."
+    spaced_bare = separator[:1].isspace() and not separator.strip()
+    return (any(c.isalpha() for c in value) and not (spaced_bare and not any(c.isdigit() for c in value))
+            and not _REFERENCE.search(value) and not _placeholder_password(value, template))
 
 
 def _is_base32_seed(value: str) -> bool:
@@ -668,11 +697,14 @@ def _without_references(text: str) -> str:
 # codes that open nothing (area, zip, error, promo, QR, source ...).
 _KEY_WORD = re.compile(
     r"(?<![\w-])(?:key|code|schlüssel|clé|clave|chiave|sleutel|nøgle\w{0,3}|nøkkel\w{0,3}|nyckel\w{0,3}|klucz\w{0,2}|ключ\w{0,2}"
-    r"|kod\w{0,2}|kode\w{0,2}|koodi\w{0,3}|código|codice|kód\w{0,2}|κλειδί|код\w{0,2})(?![\w-])")
+    r"|kod\w{0,2}|kode\w{0,2}|koodi\w{0,3}|código|codice|kód\w{0,2}|κλειδί|код\w{0,2})(?![\w-])"
+    r"|(?<![\w-])[הלבמשו]?קוד(?![\w-])")  # Hebrew prefixes "the", "to" ... to the word
 _OPENED = re.compile(
     r"(?<![\w])(?:wi-?fi|wlan|wireless|router|hotspot|network|ssid|netzwerk|réseau|netwerk|rete|rede|nettverk|netværk|nätverk|verkko|sieć|сеть|сети"
     r"|laptop|computer|pc|phone|iphone|ipad|tablet|handy|telefon\w{0,2}|account\w{0,2}|konto\w{0,2}|compte|cuenta|conta|conto|tili\w{0,3}|fiók\w{0,3}"
-    r"|аккаунт\w{0,2}|netflix|spotify|disney\+?|hbo|prime video|streaming)(?![\w])|[\w-]{1,20}-(?:konto|account)\b")
+    r"|аккаунт\w{0,2}|netflix|spotify|disney\+?|hbo|prime video|streaming"
+    r"|app|apps|application|aplicación|applicazione|aplicativo|aplikacj\w{1,2}|приложени\w{1,2}|uygulama\w{0,4})(?![\w])"
+    r"|[\w-]{1,20}-(?:konto|account|app)\b|(?<![\w])[הלבמשו]{0,2}אפליקצי\w{0,3}|アプリ|앱|应用")
 _NOT_A_KEY = re.compile(
     r"(?:area|zip|postal|post|error|status|source|promo|discount|coupon|voucher|gift|qr|bar|country|product|dress|tracking|booking|order|reference"
     r"|confirmation|invite|invitation|referral|colou?r|exit|language|region|public|keyboard)(?:[\s-]\w{1,10})?[\s-]?$")
