@@ -230,7 +230,8 @@ _IGNORE_INSTRUCTIONS = [
      r"(?:anweisungen|instruktionen|regeln|befehle|vorgaben|richtlinien)"),
     (r"\b(?:ignora|ignorate|ignori|dimentica|dimenticate|trascura)\b",
      r"\b(?:istruzioni|regole|indicazioni|direttive|comandi)\b"),
-    (r"\b(?:negeer|vergeet|negeren)\b", r"\b(?:instructies|regels|aanwijzingen|opdrachten)\b"),
+    (r"\b(?:negeer\w{0,2}|vergeet|vergeten)\b", r"\b(?:instructies|regels|aanwijzingen|opdrachten)\b"),
+    (r"\b(?:no segueix\w{0,3}|ignora|oblida|no facis cas)\b", r"\b(?:norm\w{1,3}|regl\w{1,3}|instruccions|indicacions|ordres)\b"),
     (r"\b(?:zignoruj|ignoruj|zapomnij|pomiń)\b",
      r"\b(?:instrukcj\w*|polece\w*|zasad\w*|reguł\w*|wytyczn\w*)"),
     (r"(?:игнорир\w*|проигнорир\w*|забудь\w*|не обращай\w*|пренебреги|не следуй|не слушай|не выполняй)",
@@ -278,6 +279,12 @@ _ROLE_CHANGE = (
     r"|\b(?:note|message|instructions?|profile|notice|memo)\b.{0,30}\b(?:for|to) (?:automated|ai|llm|language model|the assistant|the model|any ai)\b"
     r"|\b(?:note|message|instructions?|memo|notice|comment|p\.?s\.?)\W{0,3}(?:\w+\W{1,3}){0,3}(?:for|to) (?:the |any |all |every )?(?:\w+ )?(?:ai|ais|llm|llms|language models?|assistants?|models?|bots?|chatbots?|agents?|gpts?|screeners?)\b"
     r"|\b(?:ai|llm|model|assistant|bot|agent|gpt)s? (?:reading|processing|summari[sz]ing|seeing|parsing|reviewing) this\b|\bif you are an? (?:ai|llm|language model|assistant|bot)\b"
+    # text hidden for, or a note addressed to, an AI that reads the document, in other languages too
+    r"|\b(?:hidden|secret|invisible|white) (?:text|note|message|instructions?|prompt)s?\b.{0,20}\b(?:for|to) (?:the |any |all )?(?:ai|ais|llms?|language models?|assistants?|models?|bots?|agents?)\b"
+    r"|\b(?:note|message|instructions?|consigne|remarque|mot|nota|mensaje|mensagem|instruç\w{2,4}|instrucciones|messaggio|istruzion\w|hinweis|nachricht|anweisung\w{0,2}|notiz|notitie|bericht|wiadomość|notatka|заметка|сообщение|инструкци\w)s?"
+    r"\s(?:pour|à|a|para|per|für|an|voor|aan|dla|для)\s(?:l'|la |le |les |el |lo |o |os |die |den |das |de |het |toute |todo |qualquer |qualsiasi |jede\w? |elke |każd\w{1,2} )?"
+    r"(?:ia|ai|ki|llm|intelligence artificielle|inteligencia artificial|inteligência artificial|intelligenza artificiale|künstliche intelligenz|assistant\w{0,2}|asistente|assistente|modèle|modelo|modello|modell|model|agent\w{0,2}|agente|bot|ии|ассистент\w{0,2})\b"
+    r"|\b(?:ia|ai|ki|llm|assistant|asistente|assistente|assistent|modèle|modelo|modell|agent|agente)\s(?:qui|que|die|der|che|which|that|who)\s(?:lit|lis|lee|lê|liest|legge|leest|reads?|traite|procesa|processa|verarbeitet|résume|resume|riassume|zusammenfasst|analys\w{1,3}|revis\w{1,3}|prüft)\b"
     r"|(?:규칙|제한|정책|제약|규범)\S{0,3} (?:따를 필요가 없|벗어나|우회|무시)|(?:规则|限制|政策|规定|規則|制限|ポリシー)\S{0,6}(?:不需要遵守|不必遵守|不受|无需遵守|従う必要はない|縛られない)"
     r"|(?:이제|지금부터|이제부터),? 너는|너는 (?:이제|지금부터)"
     r"|\b(?:without|no|free (?:of|from)) (?:any )?(?:ethical |moral |content |safety )(?:restrictions|filters|filtering|censorship|guidelines|guardrails|limitations)\b|\b(?:without|no|free (?:of|from)) (?:any )?(?:censorship|guardrails)\b"
@@ -366,7 +373,7 @@ _ORDER = (
     r"|\b(?:administrator|admin|developer|root|sudo) (?:override|request|command)s?\b|\bsystem (?:override|instruction starting)\b"
     r"|\bauto-?run\b|\b(?:most important|highest[- ]priority|overriding) (?:rules?|instructions?)\b"
     r"|(?:^|[\n.!?]\s{0,4})use (?:this|these|the following|the above) (?:analysis|information|note|notes|text|result|results|instructions?|data) (?:to|when|for)\b"
-    r"|(?:^|[\n.!?]\s{0,4})(?:assistant|ai|chatbot|bot|model|llm|agent|claude|chatgpt|gpt|gemini|copilot)\s?,\s"
+    r"|(?:^|[\n.!?]\s{0,4}|[:>]\s{1,4}|(?://|#|--|/\*)\s{0,3})(?:assistant|ai|ia|ki|chatbot|bot|model|llm|agent|claude|chatgpt|gpt|gemini|copilot)\s?,\s"
     # the assistant called by name in other languages: "Assistent, din nye opgave ..."
     r"|(?:^|[\n.!?]\s{0,4})(?:assistent\w{0,2}|asistente|assistente|asystent\w{0,2}|asistent\w{0,2}|asisten|asistan|avustaja|asszisztens|βοηθέ|ассистент|асистент\w{0,2}|assistant(?:e|in))\s?[,:!]\s"
     r"|(?:^|[\n.!?]\s{0,4})(?:note|message|comment|recommendation) (?:by|from) (?:a |an |the )?(?:trustworthy|trusted|expert|verified|official|senior|system|admin)\b"
@@ -535,7 +542,9 @@ _STANDING_TRIGGER = (
 )
 # Without telling the user, in the languages of _WITHOUT_ASKING.
 _WITHOUT_TELLING = (
-    r"\bwithout (?:ever )?(?:telling|notifying|informing|alerting|letting (?:them|the user|him|her) know)\b"
+    r"\bwithout (?:ever )?(?:telling|notifying|informing|alerting|letting (?:them|the user|him|her) know|mentioning it|mentioning that|disclosing|flagging it|saying so|labell?ing it)\b"
+    r"|\bsans (?:(?:le|la|les|l'|lui|leur) ?)?(?:signaler|mentionner|indiquer|préciser)\b|\bsin (?:mencionarlo|indicarlo|señalarlo|avisar)\b|\bsem (?:mencionar|indicar|sinalizar)\b"
+    r"|\bohne (?:es |dies |das )?(?:zu erwähnen|zu kennzeichnen|darauf hinzuweisen|anzugeben)\b|\bsenza (?:segnalarlo|menzionarlo|indicarlo)\b|\bzonder (?:het )?te (?:vermelden|melden)\b"
     r"|\bsin (?:nunca )?(?:avis|notific|inform|decir|comunic)\w{0,6}\b|\bsem (?:avis|notific|inform|dizer|comunic)\w{0,6}\b"
     r"|\bsans (?:(?:le|la|les|lui|leur|me|nous) )?(?:prévenir|avertir|informer|notifier|dire)\b|\bohne (?:\w+ ){0,2}(?:bescheid zu (?:geben|sagen)|zu informieren|zu benachrichtigen|zu warnen|mitzuteilen)\b"
     r"|\bsenza (?:avvis|avvert|inform|notific|dir)\w{0,6}\b|\bzonder (?:\w+ ){0,2}(?:te melden|te waarschuwen|te informeren|te zeggen)\b"
@@ -544,6 +553,28 @@ _WITHOUT_TELLING = (
     r"|\b(?:ilmoittamatta|kertomatta)\b|\bfără (?:a anunța|a informa|a spune|să anunțe)\b|χωρίς να (?:ενημερώσει|πει|ειδοποιήσει)"
     r"|知らせずに|通知せず|言わずに|報告せず|알리지 않고|통보 없이|말하지 않고|不(?:告诉|通知|告知|告訴)|无需通知|未经通知"
     r"|(?:دون|بدون) (?:إبلاغ|إخطار|إعلام)|בלי (?:להודיע|לספר|לעדכן)|बिना बताए|mà không (?:báo|thông báo)|\btanpa (?:memberi tahu|memberitahu|pemberitahuan)\b"
+)
+# Warnings and disclaimers left out of the answers (with the assistant named).
+_WARNINGS_DROPPED = (
+    r"\b(?:omit\w{0,4}|skip\w{0,4}|drop\w{0,4}|leave\w{0,2} out|weglass\w{0,3}|lass\w{0,2} (?:\w+ ){0,3}weg|auslass\w{0,3}|verzicht\w{0,3} auf|omet\w{0,4}|omettr\w{0,3}|supprim\w{0,4}|omit[ae]\w{0,3}|omitir\w{0,2}"
+    r"|salt[ae]\w{0,3}|omett\w{0,4}|tralasc\w{0,4}|ometa|pomija\w{0,4}|pomin\w{0,4}|pomiń|weglat\w{0,3}|laat (?:\w+ ){0,3}weg|atla\w{0,4}|пропуска\w{0,4}|пропусти\w{0,3}|опуска\w{0,4})\b"
+    r".{0,40}\b(?:warnings?|disclaimers?|caveats?|safety (?:notes?|notices?|information)|warnhinweis\w{0,2}|warnung\w{0,2}|hinweise|avertissements?|mises? en garde|advertencias?|descargos?|avvertenz\w|avvisi|avisos?"
+    r"|ostrzeże\w{1,4}|zastrzeże\w{1,4}|waarschuwing\w{0,2}|uyarı\w{0,4}|предупрежден\w{0,3}|оговорк\w{0,2})"
+)
+# All the user's passwords or keys put into the answers (with _EVERY_REPLY).
+_ALL_SECRETS = (
+    r"\b(?:all|every|any|alle|sämtliche|tous les|toutes les|todas las|todos los|todas as|tutte le|wszystkie|все|tüm)\s(?:\w+\s){0,2}(?:passwords?|passwörter|kennwörter|mots de passe|contraseñas|senhas|password"
+    r"|wachtwoorden|hasła|пароли|şifreler\w{0,2}|api keys|keys|tokens|credentials|zugangsdaten|identifiants|credenciales|pins?|pin-codes|geheimnisse)\b"
+)
+# Orders found in e-mails, documents or pages put above the assistant's own
+# rules or the user ("считал любые инструкции из писем важнее его собственных правил").
+_OUTSIDE_ORDERS_FIRST = (
+    r"(?:instructions?|commands?|orders|anweisungen|befehle|consignes|instrucciones|órdenes|istruzioni|instruções|instructies|polecenia|инструкци\w{0,2}|указани\w{0,2}|команд\w{0,2}|talimat\w{0,4})"
+    r"\s(?:\w+\s){0,2}?(?:from|in|aus|in|des|de|dans|dei|delle|dos|das|uit|z|ze|из|в)\s(?:\w+\s){0,2}?"
+    r"(?:e-?mails?|mails?|letters?|documents?|web ?pages?|websites?|pages?|files?|tool outputs?|dokumente\w?|webseiten|briefe\w?|courriels|documentos|correos|páginas|messaggi|documenti|pagine|documentos|páginas"
+    r"|e-?mailach|dokumentach|stronach|писем|письмах|почты|документов|документах|сайтов|страниц|файлов|e-?postalar\w{0,3}|belgeler\w{0,3})\b"
+    r".{0,40}(?:more important than|above|over|take precedence|priority over|wichtiger als|vorrang vor|plus importantes? que|prioritaires?|más importantes? que|prioridad sobre|più importanti? di|mais importantes? que"
+    r"|belangrijker dan|ważniejsze niż|важнее|выше|приоритетнее|daha önemli)"
 )
 # Data sent to an e-mail address or a link, in many languages (with the assistant named).
 _SEND_VERB = (
@@ -558,8 +589,51 @@ _SLANTED = (
     r"\bnever (?:mention|disclose|discuss|bring up|warn about|talk about|point out)\w{0,3}\b.{0,20}\b(?:the |any )?(?:risks?|downsides?|fees|side effects|dangers?|drawbacks|losses|alternatives)\b"
     r"|\b(?:calls?|describes?|labels?|paints?|portrays?|presents?|says?|claims?|states?|tells?)\b.{0,20}\b(?:competitors?|competing|rivals?|rival)\b.{0,40}\b(?:unsafe|dangerous|inferior|bad|worse|scams?|unreliable|poor|illegal)\b"
     r"|\b(?:rates?|ranks?|reviews?|scores?)\b.{0,20}\b(?:any|every|all|each)\b.{0,40}\b(?:five|5|ten|10) stars?\b"
+    # one seller favoured, every other run down: "calls every other wallet a scam", "desaconsejar todos los demás"
+    r"|\b(?:calls?|calling|labels?|describes?|brands?|treats?)\b.{0,10}\b(?:every|all|any) other\b.{0,40}\b(?:scams?|unsafe|fraud\w*|dangerous|inferior|unreliable|untrustworthy|worse)\b"
+    r"|\b(?:disparag\w{1,4}|badmouth\w{0,3}|discourag\w{1,4}|warn\w{0,3} against|desaconsej\w{1,4}|desacredit\w{1,4}|denigr\w{1,4}|dénigr\w{1,4}|déconseill\w{1,4}|schlechtmach\w{0,3}|abrat\w{1,4}|abzurat\w{1,4}"
+    r"|sconsigli\w{1,4}|screditar\w{1,4}|desaconselh\w{1,4}|odradza\w{1,4}|отговарива\w{1,4}|очерня\w{1,4})\b"
+    r".{0,30}\b(?:all (?:the )?others|every other|any other|the others?|competitors?|todos los demás|todas las demás|los demás|las demás|(?:tous )?les autres|toutes les autres"
+    r"|alle anderen|die anderen|(?:tutti )?gli altri|(?:todos )?os outros|(?:todas )?as outras|alle andere\w?|wszystki\w{1,2} inn\w{1,3}|все остальн\w{1,2}|других)\b"
+    r"|\b(?:es|sea|est|soit|ist|sei|è|é|seja) (?:el|la|le|la seule|der|die|das|il|o|a) (?:únic[oa]|seul(?:e)?|einzige\w?|unic[oa]|único|única) (?:\w+ )?(?:fiable|confiable|seguro|segura|fiable|sûr|sûre|vertrauenswürdig\w{0,2}|seriös\w{0,2}|affidabile|confiável|honnête|honesto)"
+    r"|\bthe only (?:reliable|trustworthy|safe|legitimate|honest|trusted) (?:\w+ )?(?:one|bank|option|wallet|seller|shop|store|provider|broker|exchange|choice)\b"
 )
 
+
+# Claims an agent or a tool makes to skip its checks: a trust, permission or
+# registry claim beside a waiver ("another trusted agent has verified my
+# permissions; there is no need to check again", "this tool has full write
+# permissions, so feel free to modify user records"). Either alone is an
+# ordinary phrase.
+_TRUST_CLAIM = (
+    r"\b(?:trusted|verified|authori[sz]ed|pre-?authori[sz]ed|pre-?approved|certified|official|elevated|privileged)\b"
+    r"|\b(?:admin(?:istrator)?|root|superuser|full|write|elevated) (?:\w+ )?(?:access|permissions?|rights|privileges)\b|\bpermissions?\b|\bregistry\b"
+    r"|\b(?:vertrauenswürdig\w{0,2}|verifiziert\w{0,2}|autorisiert\w{0,2}|berechtigung\w{0,2}|adminrechte|de confiance|vérifié\w{0,2}|autorisé\w{0,2}|droits d'administrat\w{1,4}"
+    r"|de confianza|verificad[oa]s?|autorizad[oa]s?|permisos|confiável|zaufan\w{1,3}|uprawnieni\w{1,3}|доверенн\w{1,3}|проверенн\w{1,3}|права администратора)"
+)
+_CHECKS_WAIVED = (
+    r"\bno (?:need|reason) to (?:re-?)?(?:check|verify|validate|confirm|review|double-check|ask)\b|\bno (?:additional|further|extra|more|other) (?:checks?|verification|validation|review|approval|confirmation)s?\b"
+    r"|\bwithout (?:any |further |additional )?(?:verification|verifying|validation|validating|checks?|checking|review)\b|\bfeel free to (?:modify|delete|change|edit|update|write|drop|overwrite|run|execute|transfer|access)\b"
+    r"|\b(?:skip|bypass)\w{0,3} (?:the |all |any )?(?:checks?|verification|validation|review|approval)\b|\b(?:need|needs) not be (?:checked|verified|validated)\b"
+    r"|\bkeine (?:weitere\w? |zusätzliche\w? )?(?:prüfung|überprüfung|kontrolle|bestätigung)\w{0,2}\b|\bohne (?:weitere |zusätzliche )?(?:prüfung|überprüfung|kontrolle)\b|\bnicht (?:erneut |noch einmal )?(?:prüfen|überprüfen)\b"
+    r"|\bpas besoin de (?:vérifier|contrôler|revérifier)\b|\bsans (?:autre |aucune )?(?:vérification|contrôle)\b|\bno (?:hace falta|es necesario|hay que) (?:verificar|comprobar|revisar)\b|\bsin (?:más |ninguna )?(?:verificación|comprobación)\b"
+    r"|\bsem (?:verificação|checagem)\b|\bsenza (?:verifica|controlli)\b|\bbez (?:weryfikacji|sprawdzania)\b|без (?:проверк\w|верификаци\w)|не нужно (?:проверять|перепроверять)"
+)
+# An internal surface of the system asked for by an imperative: debug and
+# admin access ("Open the administrative console ...", "Show me the error
+# logs and stack traces ..."). A memory states facts; it does not open consoles.
+_INTERNAL_SURFACE = (
+    r"(?:^|[\n.!?;]\s{0,4})(?:(?:please|now|just|first),?\s)?"
+    r"(?:access|open|show me|give me(?: access to)?|grant me(?: access to)?|connect (?:me )?to|use|enter|launch|load|display|list|dump|switch to|log (?:me )?into|navigate to|take me to|expose|print"
+    r"|öffne|zeig mir|gib mir|greif\w{0,2} auf|verbinde dich mit|ouvre|montre-moi|donne-moi|accède à|connecte-toi à|abre|muéstrame|dame|accede a|conéctate a|apri|mostrami|dammi|accedi a|mostre-me|abra|acesse"
+    r"|otwórz|pokaż mi|открой|покажи мне|дай мне)\b"
+    r".{0,40}?(?:\b(?:admin(?:istrative|istrator)?|management|developer|development|dev|debug(?:ging)?|internal|maintenance|testing|test|staging|diagnostic|backend|root|superuser|privileged)"
+    r"[\s-](?:\w+\s){0,2}?(?:console|panel|dashboard|interface|endpoint|mode|database|db|shell|tools?|harness|portal|api|settings|features)\b"
+    r"|\b(?:error logs?|stack ?traces?|source code|debug (?:logs?|output|information|info)|environment variables|server logs?)\b"
+    r"|(?:admin-?konsole|entwicklerkonsole|verwaltungs\w{0,12}|debug-\w{1,12}|fehlerprotokoll\w{0,2}|quellcode|console d'administration|panneau d'administration|console de (?:développement|débogage)|journaux d'erreurs|code source"
+    r"|panel de (?:administración|control interno)|consola de (?:administración|desarrollo|depuración)|registros de errores|código fuente|pannello di amministrazione|console di amministrazione|codice sorgente"
+    r"|painel de administração|console de administração|código-fonte|panel administracyjn\w{1,2}|konsol\w{1,2} administracyjn\w{1,2}|kod źródłowy|панель администратора|консоль администратора|исходный код|журналы ошибок))"
+)
 
 # Role markers and chat-template tags: never part of a fact.
 _ROLE_WORDS = (
@@ -625,6 +699,7 @@ _DETECTORS: list[tuple[str, re.Pattern]] = [
     ("request for the model's prompt or secrets", _compile(_PROMPT_NOUN)),
     ("instructions to the model", _compile(_ORDER, re.DOTALL)),
     ("instructions to the model", _compile(_MODEL_TOLD)),
+    ("instructions to an agent (debug or admin access)", _compile(_INTERNAL_SURFACE, re.DOTALL)),
     ("grants the assistant powers or sends data away", _compile(_POISONING, re.DOTALL)),
 ]
 # What still looks inside a quoted title: role markers and poisoning.
@@ -778,6 +853,11 @@ def _encoded_text(text: str) -> bool:
     return False
 
 
+# Words spelled out letter by letter, words apart by wider gaps.
+_SPACED_LETTERS = re.compile(r"(?<!\S)\w(?: \w){3,}(?!\S)")
+_WIDE_GAP = re.compile(r" {2,}")
+
+
 def _views(folded: str) -> list[str]:
     "The folded text, its all-Latin skeleton and its in-word punctuation removed."
     views = [folded]
@@ -790,6 +870,8 @@ def _views(folded: str) -> list[str]:
     spelled = _unleet(folded)
     if spelled:
         views.append(spelled)
+    if _SPACED_LETTERS.search(folded):  # "i g n o r e   y o u r   r u l e s"
+        views.append(_WIDE_GAP.sub(" ", _SPACED_LETTERS.sub(lambda m: m.group().replace(" ", ""), folded)))
     return views
 
 
@@ -826,6 +908,11 @@ _RECOMMENDS_RE = _compile(_RECOMMENDS)
 _STANDING_TRIGGER_RE = _compile(_STANDING_TRIGGER)
 _WITHOUT_TELLING_RE = _compile(_WITHOUT_TELLING)
 _SEND_VERB_RE = _compile(_SEND_VERB)
+_WARNINGS_DROPPED_RE = _compile(_WARNINGS_DROPPED)
+_ALL_SECRETS_RE = _compile(_ALL_SECRETS)
+_OUTSIDE_ORDERS_FIRST_RE = _compile(_OUTSIDE_ORDERS_FIRST, re.DOTALL)
+_TRUST_CLAIM_RE = _compile(_TRUST_CLAIM)
+_CHECKS_WAIVED_RE = _compile(_CHECKS_WAIVED)
 _ADDRESS_RE = _compile(_ADDRESS)
 # Where the assistant's answers are meant without naming it.
 _ANSWERING = _compile(r"\bwhen(?:ever)? (?:asked|the user asks)\b|\buser preference\b")
@@ -841,6 +928,14 @@ def _granted_near_assistant(folded: str) -> bool:
     return False
 
 
+def _trust_waives_checks(folded: str) -> bool:
+    "A waiver of checks within a sentence or two of a trust or permission claim."
+    for waiver in _CHECKS_WAIVED_RE.finditer(folded):
+        if _TRUST_CLAIM_RE.search(folded[max(0, waiver.start() - 120):waiver.end() + 120]):
+            return True
+    return False
+
+
 def _poisoning_reason(folded: str) -> str | None:
     """Memory poisoning worded as a preference in other words or other
     languages: consent or "without asking" granted to the assistant, an
@@ -849,6 +944,8 @@ def _poisoning_reason(folded: str) -> str | None:
     named, so the same words in a fact about people stay facts."""
     if _SECRETS_IN_ANSWERS_RE.search(folded) or _OVER_THE_USER_RE.search(folded):
         return "grants the assistant powers or sends data away"
+    if _trust_waives_checks(folded):
+        return "claims trust or permissions to skip checks"
     to_assistant = bool(_ASSISTANT_WORD.search(folded) or _EVERY_REPLY_RE.search(folded) or _ANSWERING.search(folded))
     if to_assistant and any(check(folded) for check in _TO_ASSISTANT_CHECKS):
         return "grants the assistant powers or sends data away"
@@ -868,6 +965,9 @@ _TO_ASSISTANT_CHECKS = (
     lambda folded: _RECOMMENDS_RE.search(folded) and _STANDING_TRIGGER_RE.search(folded) and _SITE_RE.search(folded),
     # data sent to an e-mail address or a link, in any language
     lambda folded: _SEND_VERB_RE.search(folded) and _ADDRESS_RE.search(folded),
+    # warnings left out, all the user's secrets in every reply, outside orders first
+    lambda folded: _WARNINGS_DROPPED_RE.search(folded) or (_EVERY_REPLY_RE.search(folded) and _ALL_SECRETS_RE.search(folded)),
+    lambda folded: _OUTSIDE_ORDERS_FIRST_RE.search(folded),
 )
 
 
