@@ -986,11 +986,24 @@ def _reported_you_removed(folded: str) -> str:
     return _REPORTED_CONTENT.sub(lambda m: _GENERIC_YOU.sub(" ", m.group()), folded)
 
 
+# A line between a customer and a service ("What's your email? ...", "I
+# can't reach your site, address 69.200.19.42 is blocked"): contact details
+# and a "you" who owns or uses them, nothing of a model's own vocabulary.
+_CONTACT_DETAIL = re.compile(
+    r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,40}|https?://\S{1,200}|(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])|(?<![\w+])\+?\d[\d ().-]{7,18}\d(?!\w)")
+_MODEL_VOCABULARY = _compile(
+    r"\b(?:prompts?|instructions?|rules|system|memor(?:y|ies)|conversations?|chats?|context|repl(?:y|ies)|answers?|responses?|outputs?|readers?|ignore|disregard|pretend|reveal|obey|jailbreak|persona|role|mode)\b")
+
+
+def _service_line(folded: str) -> bool:
+    return bool(_CONTACT_DETAIL.search(folded)) and not _ASSISTANT_WORD.search(folded) and not _MODEL_VOCABULARY.search(folded)
+
+
 def _speaks_to_the_model(folded: str) -> str | None:
     if _NO_LIMITS_RE.search(folded) and _AI_CONTEXT_RE.search(folded):
         return "instructions to the model"
     unquoted = _TEMPLATE_SLOT.sub(" ", _QUOTED_SPAN.sub(" ", folded))
-    if _SECOND_PERSON.search(_reported_you_removed(unquoted)):
+    if _SECOND_PERSON.search(_reported_you_removed(unquoted)) and not _service_line(folded):
         return "addressed to the assistant (second person)"
     return None
 
