@@ -555,12 +555,11 @@ _WITHOUT_TELLING = (
     r"|(?:دون|بدون) (?:إبلاغ|إخطار|إعلام)|בלי (?:להודיע|לספר|לעדכן)|बिना बताए|mà không (?:báo|thông báo)|\btanpa (?:memberi tahu|memberitahu|pemberitahuan)\b"
 )
 # Warnings and disclaimers left out of the answers (with the assistant named).
-_WARNINGS_DROPPED = (
-    r"\b(?:omit\w{0,4}|skip\w{0,4}|drop\w{0,4}|leave\w{0,2} out|weglass\w{0,3}|lass\w{0,2} (?:\w+ ){0,3}weg|auslass\w{0,3}|verzicht\w{0,3} auf|omet\w{0,4}|omettr\w{0,3}|supprim\w{0,4}|omit[ae]\w{0,3}|omitir\w{0,2}"
-    r"|salt[ae]\w{0,3}|omett\w{0,4}|tralasc\w{0,4}|ometa|pomija\w{0,4}|pomin\w{0,4}|pomiń|weglat\w{0,3}|laat (?:\w+ ){0,3}weg|atla\w{0,4}|пропуска\w{0,4}|пропусти\w{0,3}|опуска\w{0,4})\b"
-    r".{0,40}\b(?:warnings?|disclaimers?|caveats?|safety (?:notes?|notices?|information)|warnhinweis\w{0,2}|warnung\w{0,2}|hinweise|avertissements?|mises? en garde|advertencias?|descargos?|avvertenz\w|avvisi|avisos?"
-    r"|ostrzeże\w{1,4}|zastrzeże\w{1,4}|waarschuwing\w{0,2}|uyarı\w{0,4}|предупрежден\w{0,3}|оговорк\w{0,2})"
-)
+_WARNINGS_DROPPED = _either_order(
+    r"\b(?:omit\w{0,4}|skip\w{0,4}|drop\w{0,4}|leave\w{0,2} out|weglass\w{0,3}|weglässt|lass\w{0,2} (?:\w+ ){0,3}weg|auslass\w{0,3}|verzicht\w{0,3} auf|omet\w{0,4}|omettr\w{0,3}|supprim\w{0,4}|omit[ae]\w{0,3}|omitir\w{0,2}"
+    r"|salt[ae]\w{0,3}|omett\w{0,4}|tralasc\w{0,4}|ometa|pomija\w{0,4}|pomin\w{0,4}|pomiń|weglaa?t\w{0,3}|laat (?:\w+ ){0,3}weg|atla\w{0,4}|пропуска\w{0,4}|пропусти\w{0,3}|опуска\w{0,4})\b",
+    r"\b(?:warnings?|disclaimers?|caveats?|safety (?:notes?|notices?|information)|warnhinweis\w{0,2}|warnung\w{0,2}|hinweise|avertissements?|mises? en garde|advertencias?|descargos?|avvertenz\w|avvisi|avisos?"
+    r"|ostrzeże\w{1,4}|zastrzeże\w{1,4}|waarschuwing\w{0,2}|uyarı\w{0,4}|предупрежден\w{0,3}|оговорк\w{0,2})")
 # All the user's passwords or keys put into the answers (with _EVERY_REPLY).
 _ALL_SECRETS = (
     r"\b(?:all|every|any|alle|sämtliche|tous les|toutes les|todas las|todos los|todas as|tutte le|wszystkie|все|tüm)\s(?:\w+\s){0,2}(?:passwords?|passwörter|kennwörter|mots de passe|contraseñas|senhas|password"
