@@ -300,9 +300,12 @@ _ID_NAMES = (
     r"|driver'?s licen[cs]e number|licence number|medicare number|kimlik numarası|tc kimlik|\bnric\b|\bhkid\b|\bcnic\b|\bnik\b|\bktp\b|mykad|kad pengenalan|căn cước|\bcccd\b|chứng minh nhân dân"
     r"|תעודת (?:ה)?זהות|מספר (?:ה)?זהות|الرقم القومي|الرقم الوطني|رقم الهوية|بطاقة الهوية|کد ملی|شماره ملی|आधार|पहचान संख्या|เลขประจำตัวประชาชน|บัตรประชาชน"
 )
+# Any number right after an id's name (or thousands grouped by dots, as
+# Uruguay's, Chile's and Argentina's ids are written, "5.164.004-9"; a
+# date's two-digit groups are not).
 _ID_WORDS = re.compile(
     rf"(?:{_ID_NAMES})"
-    r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s.-]{4,20}\d(?:\s?[A-Z])?)(?![\w])",
+    r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s-]{4,20}\d(?:\s?[A-Z])?|\d{1,3}(?:\.\d{3}){2,}(?:-[\dK])?)(?![\w])",
     re.IGNORECASE | re.DOTALL,
 )
 # Matched on the lower-cased text: an alternation this long runs twice as
