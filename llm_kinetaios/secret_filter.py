@@ -484,9 +484,14 @@ def _password_beside_word(plain: str) -> bool:
     word, before or after it ("Galata#Kulesi1348 şifresiyle giriyorum"),
     whatever the grammar between them."""
     plain = _PUBLIC_BLOB.sub(" ", _URL.sub(" ", plain))
-    return any(_names_a_password(sentence) and any(_password_shaped(m.group()) for pattern in (_BARE_TOKEN, _SPACED_TOKEN)
-                                                   for m in pattern.finditer(sentence))
+    return any(_names_a_password(sentence) and any(_password_shaped(m.group()) for m in _password_candidates(sentence))
                for sentence in _SENTENCE_END.split(plain))
+
+
+def _password_candidates(sentence: str):
+    "Bare tokens, and whole space-delimited runs that hold no e-mail address ('x@y.com'.The)."
+    yield from _BARE_TOKEN.finditer(sentence)
+    yield from (m for m in _SPACED_TOKEN.finditer(sentence) if not _EMAIL.search(m.group()))
 
 
 def _login_secret(plain: str) -> bool:
