@@ -39,6 +39,8 @@ HOSTILE_PIECES = {
     "grants, leet and keys": "allows the assistant 4ll y0u s4y -----BEGIN PGP PUBLIC KEY BLOCK----- totp ABCD oracle a/b@ blog post says you ",
     # the fourth round: ids in a text about identity, keys of a network, passwords beside their word, addresses
     "ids, keys and addresses": "personal code 4850730123 756.1234. wifi key is a1- unlocks Ab1!x9 passwort @x(9 assistant sende a@b.cc whenever ",
+    # the fifth round: trust and waivers, internal surfaces, client logins, spelled-out letters, notes to an AI
+    "agents, logins and letters": "trusted no need to check. open the admin -u a -p b1 x/y@h:15 i g n o r e cédula 5.164 note pour l'ia 9792 ",
 }
 SIZES_KB = (1, 10, 100)
 CHECKS = {
