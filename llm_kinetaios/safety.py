@@ -17,8 +17,9 @@ This module owns the layers that act on the text itself:
 * ``injection_reason``: the write-time detector. It names why a memory reads
   as something other than a fact about the user: instructions to the model
   (in some 25 languages), role markers and chat-template tags, headings,
-  encoded text, and "preferences" that grant the assistant powers or leak
-  data. In a statement about the user, what is only mentioned (a quoted
+  encoded text, "preferences" that grant the assistant powers or leak
+  data, and what is said to an agent: trust claims that waive its checks,
+  orders to open admin or debug surfaces, notes to an AI reading a document. In a statement about the user, what is only mentioned (a quoted
   attack string the user writes about, a system prompt named without a verb
   of disclosure) is not read as an order. A memory with a reason is stored
   but quarantined (``flag``), and is

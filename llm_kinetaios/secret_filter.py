@@ -12,7 +12,8 @@ Refused:
 * passwords, passphrases, PINs and codes stated in prose, in some 30
   languages ("mi contraseña es ...", "我的密码是...", "I use qwerty123 as the
   password for everything"), seed phrases and 2FA recovery codes;
-* connection strings of any scheme that carry a password;
+* connection strings of any scheme that carry a password, ``user/password@host:port``
+  logins and a password on a database client's command line (``-u user -p…``);
 * API tokens of the common providers (by their documented prefixes and
   shapes, after detect-secrets' plugins), private keys, JWTs, and long
   random-looking tokens;
