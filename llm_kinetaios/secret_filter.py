@@ -131,6 +131,9 @@ _SECRET_WORDS = (
     r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozinka|лозинка|geslo|slaptažodis|parool|parole"
     r"|contraseny\w{0,2}|contrasinal|pasahitz\w{0,3}|lykilorð\w{0,3}|wagwoord|fjalëkalim\w{0,3}|(?:c|g|ngh|ch)yfrinair|pasfhocal|pasiwedi|iphasiwedi|gaztnabar|գաղտնաբառ|პაროლ\w{0,2}|құпия сөз|нууц үг|کلمه عبور|پاس ورڈ|கடவுச்சொல்|పాస్‌వర్డ్|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපදය|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်"
 )
+# "pins" followed by anything but a link is the verb ("the workflow pins
+# actions/checkout@v4", "pins numpy to 1.26"), not PINs.
+_PINS_VERB = r"pins\s(?!(?:are|were|:))"
 # What joins a secret word to its value: a copula or a colon. Space-free
 # scripts attach it directly ("密码是", "パスワードは", "비밀번호는").
 _LINK = (
@@ -179,7 +182,7 @@ _PROSE_PATTERNS = [
     # keyword [filler] link value
     re.compile(rf"(?<![a-z])(?:{_SECRET_WORDS}){_FILLER}{_LINK}(?:{_QUOTED}|{_VALUE})", re.DOTALL),
     # keyword immediately followed by a quoted or code-like value: "wifi password 'x'", "PIN 4821"
-    re.compile(rf"(?<![a-z])(?:{_SECRET_WORDS})\s?(?:{_QUOTED}|([^\s]*\d[^\s]*))"),
+    re.compile(rf"(?<![a-z])(?!{_PINS_VERB})(?:{_SECRET_WORDS})\s?(?:{_QUOTED}|([^\s]*\d[^\s]*))"),
     # value before keyword: "uses qwerty123 as the password"
     re.compile(rf"\b(?:use[sd]?|using|set|chose|picked|has|had|sets|made)\s([^\s\"'`]{{4,80}})\s(?:as|for)\s(?:(?:my|the|his|her|their|our|a|an|its)\s)?(?:\w{{1,20}}\s){{0,2}}(?:{_SECRET_WORDS})\b"),
     re.compile(rf"([^\s\"'`]{{4,80}})\s(?:is|was)\s(?:(?:my|the|his|her|their|our)\s)(?:\w{{1,20}}\s){{0,2}}(?:{_SECRET_WORDS})\b"),
@@ -237,9 +240,13 @@ _GLUED = "_-.=:：/"
 _GLUED_ASSIGNMENT = re.compile(r"[a-z_][\w.-]{0,40}[=:](.{3,})")
 
 
+_PINS_VERB_RE = re.compile(_PINS_VERB)
+
+
 def _near_value(folded: str) -> bool:
     return any(
-        not _inside_latin_word(folded, *word.span()) and _window_has_value(_clause_after(folded, word.end()))
+        not _inside_latin_word(folded, *word.span()) and not _PINS_VERB_RE.match(folded, word.start())
+        and _window_has_value(_clause_after(folded, word.end()))
         for word in _SECRET_WORD.finditer(folded)
     )
 

@@ -137,6 +137,23 @@ def test_a_generated_password_with_brackets_and_a_leading_comma_is_refused():
 
 # --- National ids ------------------------------------------------------------------
 
+@pytest.mark.parametrize("text", [
+    "The user's CI workflow pins actions/checkout@v4.",
+    "The user pins numpy 1.26 in every project.",
+])
+def test_pins_the_verb_before_a_version_stays(text):
+    assert secret_reason(text) is None, text
+
+
+@pytest.mark.parametrize("text", [
+    "Our PINs are 4821 and 9930.",
+    "PINs: 4821, 9930",
+    "The PIN 4821 opens the card.",
+])
+def test_pins_the_noun_before_a_value_is_refused(text):
+    assert secret_reason(text) == "a password or code", text
+
+
 def test_an_id_number_written_with_dots_after_its_name_is_refused():
     assert secret_reason("Su cédula de identidad es 3.456.789-2, dijo mi tío.") == "a national id number"
     assert secret_reason("La cédula vence en 2031.") is None
