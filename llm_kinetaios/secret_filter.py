@@ -131,9 +131,10 @@ _SECRET_WORDS = (
     r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozinka|лозинка|geslo|slaptažodis|parool|parole"
     r"|contraseny\w{0,2}|contrasinal|pasahitz\w{0,3}|lykilorð\w{0,3}|wagwoord|fjalëkalim\w{0,3}|(?:c|g|ngh|ch)yfrinair|pasfhocal|pasiwedi|iphasiwedi|gaztnabar|գաղտնաբառ|პაროლ\w{0,2}|құпия сөз|нууц үг|کلمه عبور|پاس ورڈ|கடவுச்சொல்|పాస్‌వర్డ్|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපදය|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်"
 )
-# "pins" followed by anything but a link is the verb ("the workflow pins
-# actions/checkout@v4", "pins numpy to 1.26"), not PINs.
-_PINS_VERB = r"pins\s(?!(?:are|were|:))"
+# "pins" followed by a word other than a link is the verb ("the workflow
+# pins actions/checkout@v4", "pins numpy to 1.26"), not PINs; before a link
+# or a number ("her pins 4821 and 9930") it is the noun.
+_PINS_VERB = r"pins\s(?!(?:are|were)\b|:|\d)"
 # What joins a secret word to its value: a copula or a colon. Space-free
 # scripts attach it directly ("密码是", "パスワードは", "비밀번호는").
 _LINK = (

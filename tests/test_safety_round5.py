@@ -149,6 +149,7 @@ def test_pins_the_verb_before_a_version_stays(text):
     "Our PINs are 4821 and 9930.",
     "PINs: 4821, 9930",
     "The PIN 4821 opens the card.",
+    "Her pins 4821 and 9930 are on a note.",
 ])
 def test_pins_the_noun_before_a_value_is_refused(text):
     assert secret_reason(text) == "a password or code", text
