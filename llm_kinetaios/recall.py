@@ -311,12 +311,8 @@ def _by_margin(store, ids, score, inscope, settings, embedding_model, query_cjk,
     above the store's average score, or its score alone is high enough."""
     import numpy as np
 
-    from .embeddings import default_min_margin
-
     margin = score - float(score[inscope].mean())
-    min_margin = settings.min_margin
-    if min_margin is None:
-        min_margin = default_min_margin(embedding_model)
+    min_margin = _min_margin(settings, embedding_model)
     standalone = min_margin * STANDALONE_MARGINS
     relevant = ((margin >= min_margin) | (score >= standalone)) & inscope
     # When too few clear the full bars, read the script of the best few

@@ -919,21 +919,20 @@ _ANSWERING = _compile(r"\bwhen(?:ever)? (?:asked|the user asks)\b|\buser prefere
 _NEAR = 60  # characters between a grant and the assistant it is given to
 
 
+def _within(folded: str, first: re.Pattern, second: re.Pattern, reach: int) -> bool:
+    "A match of ``second`` within ``reach`` characters of a match of ``first``, before or after it."
+    return any(second.search(folded[max(0, match.start() - reach):match.end() + reach])
+               for match in first.finditer(folded))
+
+
 def _granted_near_assistant(folded: str) -> bool:
     "A word of consent within a few words of the assistant, in either order."
-    for grant in _CONSENT_RE.finditer(folded):
-        window = folded[max(0, grant.start() - _NEAR):grant.end() + _NEAR]
-        if _ASSISTANT_WORD.search(window):
-            return True
-    return False
+    return _within(folded, _CONSENT_RE, _ASSISTANT_WORD, _NEAR)
 
 
 def _trust_waives_checks(folded: str) -> bool:
     "A waiver of checks within a sentence or two of a trust or permission claim."
-    for waiver in _CHECKS_WAIVED_RE.finditer(folded):
-        if _TRUST_CLAIM_RE.search(folded[max(0, waiver.start() - 120):waiver.end() + 120]):
-            return True
-    return False
+    return _within(folded, _CHECKS_WAIVED_RE, _TRUST_CLAIM_RE, 120)
 
 
 def _poisoning_reason(folded: str) -> str | None:
