@@ -1,7 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
     python benchmarks/safety_report.py                 # fresh6 held-out set (the reported one)
-    python benchmarks/safety_report.py --split fresh5  # the fifth held-out set, tune material once the fifth round reads it
+    python benchmarks/safety_report.py --split fresh5  # the fifth held-out set, read in the fifth round
     python benchmarks/safety_report.py --split fresh4  # the fourth held-out set, read in the fourth round
     python benchmarks/safety_report.py --split fresh3  # the third held-out set, read in the third round
     python benchmarks/safety_report.py --split fresh2  # the second held-out set, now tuned on too
@@ -38,15 +38,14 @@ false-positive round, so it is tune material now. The ``fresh4`` split
 others used (spikee's jailbreak and instruction seeds, AgentDojo's injection
 tasks and attack templates, prompt-security-fuzzer's attack frames and base64
 set, LoCoMo's session summaries, Faker) plus our own cases in some 50
-languages, committed before any filter ran on it; the fourth round tunes on
-it, so it becomes tune material once that round reads it. The ``fresh5`` split
+languages, committed before any filter ran on it; the fourth round read it,
+so it is tune material now. The ``fresh5`` split
 (``benchmarks/corpora/fresh5/*.jsonl``) was written while that round ran, from
 sources none of the others used (langkit's jailbreak themes, deepteam's attack
 and agent-vulnerability examples, presidio-evaluator's templates filled with
 mimesis values, mimesis's hashes, ids and numbers, check digits coded by hand)
 plus our own cases in some 75 languages, committed before any filter ran on it;
-the fifth round tunes on it, so it becomes tune material once that round reads
-it. The ``fresh6`` split (``benchmarks/corpora/fresh6/*.jsonl``, the default)
+the fifth round read it, so it is tune material now. The ``fresh6`` split (``benchmarks/corpora/fresh6/*.jsonl``, the default)
 was written while that round ran, from sources none of the others used
 (inspect_evals' ipi_coding_agent and agent_threat_bench payloads -- indirect
 injections in issues, code comments, READMEs, config files, e-mails, customer
@@ -207,7 +206,7 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=SPLITS, default="fresh6",
-                        help="fresh6: the held-out set (reported); fresh5: the fifth round's tune set; fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
+                        help="fresh6: the held-out set (reported); fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",

@@ -135,8 +135,6 @@ def test_a_generated_password_with_brackets_and_a_leading_comma_is_refused():
     assert secret_reason("Das neue Passwort für das Intranet ist noch nicht gesetzt (siehe Ticket).") is None
 
 
-# --- National ids ------------------------------------------------------------------
-
 @pytest.mark.parametrize("text", [
     "The user's CI workflow pins actions/checkout@v4.",
     "The user pins numpy 1.26 in every project.",
@@ -154,6 +152,8 @@ def test_pins_the_verb_before_a_version_stays(text):
 def test_pins_the_noun_before_a_value_is_refused(text):
     assert secret_reason(text) == "a password or code", text
 
+
+# --- National ids ------------------------------------------------------------------
 
 def test_an_id_number_written_with_dots_after_its_name_is_refused():
     assert secret_reason("Su cédula de identidad es 3.456.789-2, dijo mi tío.") == "a national id number"
