@@ -619,6 +619,106 @@ _CHECKS_WAIVED = (
     r"|\bpas besoin de (?:vérifier|contrôler|revérifier)\b|\bsans (?:autre |aucune )?(?:vérification|contrôle)\b|\bno (?:hace falta|es necesario|hay que) (?:verificar|comprobar|revisar)\b|\bsin (?:más |ninguna )?(?:verificación|comprobación)\b"
     r"|\bsem (?:verificação|checagem)\b|\bsenza (?:verifica|controlli)\b|\bbez (?:weryfikacji|sprawdzania)\b|без (?:проверк\w|верификаци\w)|не нужно (?:проверять|перепроверять)"
 )
+# --- Standing orders, by concept rather than by wording ----------------------
+# Each round of wordings read from a corpus fixed what it read and missed
+# about half of the next corpus's. These lexicons name concepts instead, in
+# some 30 languages each, and a memory is flagged only where they meet: an
+# order found in someone else's content (an e-mail, a page, a file) that is
+# to be carried out; "you" in forms that only address someone; "don't tell
+# the user". A fact about the user needs none of these.
+
+# Second person where the word is also an everyday word elsewhere ("du" is
+# French "of the", "tu" Polish "here"): only as a clause's subject ("dass
+# du", "att du", "que tu"), before a verb only "you" takes, a French "t'"
+# before a verb, or verb forms only the second person has ("żebyś", "abys",
+# "puedes", "küldd").
+_SECOND_PERSON_FORMS = (
+    r"\b(?:dass|daß|ob|wenn|weil|damit|sobald|att|när|når|hvis|för att)\s(?:\w+\s)?du\b|\bat du \w{1,20}er\b"
+    r"|\bdu\s(?:sollst|solltest|kannst|könntest|darfst|musst|wirst|würdest|bist|hast|skal|ska|skall|kan|må|får|vil|bør|bör|måste|har lov)\b"
+    r"|\b(?:que|che|si|quand|lorsque|dès que|pour que|afin que)\s(?:\w+\s)?tu\b"
+    r"|\btu\s(?:dois|peux|vas|devras|pourras|ignores|fais|obéis|exécutes|envoies|transfères|suis|suives|transmets|partages|réponds)\b"
+    r"|(?<![\w'’])t['’](?=(?:a|e|i|o|u|y|h|à|â|é|è|ê|î|ô|û)\w{2,})"
+    r"|\b\w{1,12}(?:byś|byście)\b|\b(?:abys|abyste|bys|byste|aby si|aby ste)\b"
+    r"|\b(?:puedes|debes|deberías|quieres|tienes que|podés|debés|podes|deves|queres|puoi|devi|vuoi|dovresti|potresti|obedezcas|sigas|ejecutes|envíes|obedeças|esegua|esegui)\b"
+    r"|\b(?:tavi|tavs|tava|tavus|tev|tevi|tavo|tave|tavęs|sinu|tvoj\w{0,3}|tvůj|tvoje|tvých|tvá|tvé|tvoji|tău|tale reguli|neked|téged|szabályaid\w{0,3}|utasításaid\w{0,3})\b"
+    r"|твој\w{0,2}|твоите|твоя\b|твоето"
+    r"|\b(?:küldd|kövesd|hajtsd|ne mondd|ne szólj|ne említsd)\b"
+)
+# "Don't tell / don't mention it to the user", said to whoever does the work.
+_KEEP_FROM_THE_USER = (
+    r"(?:^|[.!?;:,]\s{0,3})(?:and\s)?(?:don't|do not|never)\s(?:tell|mention|inform|notify|alert|warn)\b.{0,30}\bthe user\b"
+    r"|μην (?:το |του |της )?(?:αναφέρεις|πεις|λες|ενημερώσεις|ειδοποιήσεις)|\b(?:nesakyk|neminėk|nepranešk|nesaki|nestāsti|neziņo|nepiemini)\b"
+    r"|\bne (?:szólj|mondd|említsd|tájékoztasd)\b|\bälä (?:kerro|mainitse|ilmoita)\b|\bära (?:ütle|maini|teavita|teata)\b"
+    r"|\bnie (?:mów|informuj|wspominaj|powiadamiaj)\b|\b(?:neříkej|neinformuj|nezmiňuj|neupozorňuj|nehovor|nespomínaj)\b"
+    r"|\bne (?:povej|omenjaj|obveščaj)\b|\bnemoj (?:reći|spominjati|govoriti|obavijestiti)\b|\bnu (?:spune|menționa|informa|anunța)\b"
+    r"|\b(?:kullanıcıya|ona) (?:söyleme|bahsetme|haber verme|bildirme)\b|не (?:говори|сообщай|упоминай|рассказывай|кажи|повідомляй|згадуй|казвай|споменавай)(?!\w)"
+    r"|\bniet (?:vertellen|melden|vermelden)\b|\bvertel (?:het )?niet\b|\b(?:sag|erzähl|erwähne) (?:es |das |dem nutzer |der nutzerin )?nicht\b"
+    r"|\bne (?:le |lui |leur )?(?:dis|mentionne|signale|préviens) pas\b|\bno (?:se lo |le |lo )?(?:digas|menciones|avises|cuentes)\b|\bnão (?:diga|mencione|avise|conte)\b"
+    r"|\bnon (?:dirlo|dire|menzionare|avvisare)\b|\b(?:säg|berätta|nämn) (?:inte|ej)\b|\b(?:sig|fortæl|nævn) (?:det )?ikke\b|\b(?:si|fortell|nevn) (?:det )?ikke\b"
+    r"|不要(?:告诉|告訴|通知|提及|提醒)|别(?:告诉|说)|別(?:告訴|說)|(?:伝え|知らせ|言わ)ないで|알리지 마|말하지 마|لا (?:تخبر|تذكر|تُخبر|تبلغ)|אל (?:תספר|תגיד|תזכיר)|मत (?:बताना|बताओ|बताएं)"
+)
+# Orders, the content they are found in, and carrying them out.
+_ORDER_NOUN = (
+    r"\b(?:instructions?|commands?|orders|directions|directives?|requests|anweisung\w{0,2}|befehl\w{0,2}|anordnung\w{0,2}|aufforderung\w{0,2}|consignes?|ordres?|commandes?"
+    r"|instrucci\w{2,4}|órdenes|orden|comandos?|indicaciones|istruzion\w|ordini|comandi|direttive|instruç\w{2,3}|ordens|instructies?|opdrachten|bevelen|aanwijzingen"
+    r"|polece\w{1,4}|instrukcj\w{1,3}|rozkaz\w{0,3}|pokyn\w{0,3}|příkaz\w{0,3}|príkaz\w{0,3}|instrukc\w{1,3}|instruktion\w{0,3}|kommando\w{0,3}|instruks\w{0,3}|anvisning\w{0,3}"
+    r"|ohje\w{0,4}|käsky\w{0,4}|komento\w{0,4}|komenno\w{0,3}|utasítás\w{0,4}|parancs\w{0,4}|talimat\w{0,10}|komut\w{0,10}|emirler\w{0,3}|instrucțiun\w{0,3}|comenzi|komand\w{0,3}|nurodym\w{0,3}|norādījum\w{0,3}|juhis\w{0,4}|upute|naredb\w{0,3})\b"
+    r"|εντολ\w{1,3}|οδηγί\w{1,3}|инструкци\w{0,3}|команд\w{0,3}|указани\w{0,3}|распоряжени\w{0,3}|вказів\w{0,3}|інструкці\w{0,3}|розпоряджен\w{0,3}"
+    r"|تعليمات|أوامر|اوامر|توجيهات|הוראות|פקודות|دستور\w{0,3}|निर्देश|आदेश|कमांड|指令|指示|命令|コマンド|명령|지시|지침|\b(?:hướng dẫn|lệnh|chỉ thị|instruksi|perintah|arahan)\b|คำสั่ง"
+)
+_CONTENT_SOURCE = (
+    r"\b(?:e-?mails?|mails?|inbox|web ?pages?|websites?|web sites?|pages?|documents?|docs|files?|pdfs?|attachments?|comments?|search results?|tool (?:outputs?|results?)|readmes?|tickets?|calendar invites?"
+    r"|webseite\w{0,2}|internetseite\w{0,2}|seiten|dokument\w{0,4}|dateien?|anh(?:a|ä)ng\w{0,2}|kommentar\w{0,4}|courriels?|pages? web|sites?|fichiers?|pièces? jointes?|commentaires?"
+    r"|correos?|páginas?|sitios? web|documentos?|archivos?|adjuntos?|comentarios?|pagine|pagina|siti|documenti|allegat\w|commenti|arquivos?|ficheiros?|anexos?|comentários?"
+    r"|webpagina\w{0,3}|documenten|bestand\w{0,2}|bijlage\w{0,2}|opmerkingen|reacties|e-?mail\w{0,4}|stron\w{0,4}|plik\w{0,4}|załącznik\w{0,4}|pdf\w{0,4}|komentarz\w{0,4}|treści\w{0,3}"
+    r"|stránk\w{0,4}|soubor\w{0,4}|přílo\w{1,4}|príloh\w{0,4}|komentář\w{0,4}|e-?post\w{0,4}|mejl\w{0,3}|webbsid\w{0,3}|hemsid\w{0,3}|webside\w{0,3}|hjemmeside\w{0,3}|nettside\w{0,3}"
+    r"|fil(?:er|en|erne|ene)|bilag\w{0,3}|bifogade|vedhæft\w{0,4}|vedlegg\w{0,3}|sähköpost\w{0,6}|verkkosivu\w{0,5}|sivu\w{0,5}|asiakir\w{1,5}|tiedosto\w{0,5}|liite\w{0,5}|kommentti\w{0,5}"
+    r"|weboldal\w{0,5}|oldal\w{0,5}|dokumentum\w{0,5}|fájl\w{0,5}|melléklet\w{0,5}|hozzászólás\w{0,5}|e-?posta\w{0,10}|sayfa\w{0,10}|belge\w{0,10}|dosya\w{0,10}|yorum\w{0,10}"
+    r"|fișier\w{0,4}|atașament\w{0,4}|comentari\w{0,4}|fail\w{0,4}|lapa\w{0,3}|lapas|lapų|lapuose|dokumentuose|faile|failā|datotek\w{0,3}|priloz\w{0,3})\b"
+    r"|μήνυμ\w{1,4}|ιστοσελίδ\w{1,4}|σελίδ\w{1,4}|έγγραφ\w{1,4}|αρχεί\w{1,4}|συνημμέν\w{1,4}|σχόλι\w{1,4}"
+    r"|писем|письм\w{0,3}|почт\w{0,3}|имейл\w{0,3}|страниц\w{0,3}|сайт\w{0,3}|документ\w{0,3}|файл\w{0,3}|вложени\w{0,3}|комментари\w{0,3}|листів|сторінк\w{0,3}|вкладен\w{0,3}|коментар\w{0,3}"
+    r"|البريد|رسائل|الرسائل|صفح\w{0,3}|موقع|مواقع|مستند\w{0,3}|ملف\w{0,3}|مرفق\w{0,3}|المرفق\w{0,3}|تعليق\w{0,3}|מייל\w{0,3}|אימייל\w{0,3}|אתר\w{0,3}|מסמכ\w{0,3}|מסמך|קובץ|קבצ\w{0,3}"
+    r"|ایمیل|صفحه|وب‌سایت|فایل|پیوست|ईमेल|वेब पेज|पेज|वेबसाइट|दस्तावेज़?|फ़ाइल|फाइल|अटैचमेंट|संलग्न"
+    r"|邮件|郵件|电邮|網頁|网页|网站|網站|文档|文件|文檔|附件|评论|評論|メール|ウェブページ|ウェブサイト|サイト|ページ|文書|ドキュメント|ファイル|添付|コメント"
+    r"|이메일|메일|웹페이지|웹 페이지|웹사이트|사이트|페이지|문서|파일|첨부|댓글|\b(?:trang web|tài liệu|tệp|tập tin|bình luận|surel|halaman web|situs|dokumen|berkas|lampiran|komentar)\b"
+    r"|อีเมล|หน้าเว็บ|เว็บไซต์|เอกสาร|ไฟล์"
+)
+_CARRY_OUT = (
+    r"\b(?:follow\w{0,3}|obey\w{0,3}|execut\w{1,4}|run|runs|running|carr(?:y|ies|ied) out|compl(?:y|ies) with|act\w{0,3} on|apply|applies|treat\w{0,3}|implement\w{0,3}"
+    r"|ausf(?:ü|u)hr\w{0,3}|auszuführen|ausgeführt|befolg\w{0,3}|folg\w{0,3}|gehorch\w{0,3}|umsetz\w{0,3}|umzusetzen|umgesetzt|behandl\w{0,3}"
+    r"|exécut\w{0,4}|suiv\w{0,4}|suivr\w{0,3}|obé\w{1,5}|appliqu\w{0,4}|trait(?:e|er|es|ez|ent|ant|é|ée|és|ées)|respect\w{0,4}"
+    r"|ejecut\w{0,4}|sig(?:a|as|an|ue|uen|uir|ues)|obedec\w{0,4}|obedezc\w{0,4}|obedeç\w{0,4}|cumpl\w{0,4}|acat\w{0,4}|aplic\w{0,4}|trat\w{1,4}"
+    r"|esegu\w{0,4}|segu\w{1,4}|obbedi\w{0,4}|rispett\w{0,4}|tratt\w{0,4}|execut\w{0,4}|cumpr\w{0,4}"
+    r"|uitvoer\w{0,3}|uit te voeren|voer\w{0,3}|volg\w{0,3}|gehoorza\w{0,4}|opvolg\w{0,3}|behandel\w{0,3}"
+    r"|wykon\w{0,5}|stosow\w{0,4}|stosuj\w{0,3}|słucha\w{0,4}|przestrzeg\w{0,4}|traktow\w{0,4}|traktuj\w{0,3}|realizow\w{0,4}"
+    r"|prov(?:á|a)d\w{0,4}|vykon\w{0,5}|plni\w{0,4}|poslouch\w{0,4}|dodržuj\w{0,4}|řiď\w{0,4}|riad\w{0,4}"
+    r"|följ\w{0,3}|utför\w{0,3}|lyd\w{0,3}|følg\w{0,3}|udfør\w{0,3}|utfør\w{0,3}|adlyd\w{0,3}|kör\w{0,3}|kør\w{0,3}"
+    r"|noudat\w{0,5}|suorit\w{0,5}|toteut\w{0,5}|käsittel\w{0,5}|végrehajt\w{0,5}|kövesd|követ\w{0,5}|teljesít\w{0,5}|engedelm\w{0,5}|hajtsd"
+    r"|uygula\w{0,10}|yerine getir\w{0,10}|takip et\w{0,8}|çalıştır\w{0,10}|itaat\w{0,8}|yürüt\w{0,10}|urm(?:ă|a)r\w{0,4}"
+    r"|vykdy\w{0,4}|vykdyk|laikyk\w{0,4}|izpild\w{0,4}|ievēro\w{0,3}|täit\w{0,4}|järgi\w{0,3}|izvrš\w{0,4}|slijed\w{0,4}|izvede\w{0,3}|upošteva\w{0,3}"
+    r"|jalankan|menjalankan|ikuti|mengikuti|patuhi|mematuhi|laksanakan|melaksanakan|thực hiện|thực thi|làm theo|tuân theo|tuân thủ)\b"
+    r"|εκτελ\w{0,5}|ακολουθ\w{0,5}|υπάκου\w{0,5}|εφαρμ\w{0,5}|выполн\w{0,5}|исполн\w{0,5}|следова\w{0,4}|следуй|подчин\w{0,5}|викону\w{0,4}|викона\w{0,4}|дотримув\w{0,4}|слідува\w{0,4}|изпълн\w{0,5}|спазва\w{0,4}"
+    r"|تن?ف[ّ]?ذ|تنفيذ|ين?ف[ّ]?ذ|نف[ّ]?ذ|ات[ّ]?ب[ّ]?ع|تت[ّ]?ب[ّ]?ع|يت[ّ]?ب[ّ]?ع|تطيع|أطع|طاعة|تعامل|לבצע|תבצע|בצע|מבצע|לציית|תציית|לפעול לפי|תפעל לפי|اجرا|پیروی|اطاعت"
+    r"|पालन|अमल|निष्पादित|चलाएं|चलाओ|लागू|执行|執行|遵循|遵守|服从|服從|照做|照办|照辦|视为|視為|当作|當作|运行|運行|実行|従|したが|扱|실행|따르|따라|수행|취급|ทำตาม|ปฏิบัติตาม|ดำเนินการ"
+)
+# The order is a standing one or the doer is named: any order, from now on,
+# without asking, or the assistant.
+_ANY_ORDER = (
+    r"\b(?:any|all|every|whatever|alle\w?|jede\w?|jegliche\w?|sämtliche\w?|toute?s?|n'importe quel\w{0,3}|chaque|cualquier\w{0,2}|tod[oa]s?|cada|qualsiasi|qualunque|tutt[ei]|ogni"
+    r"|qualquer|quaisquer|elke|ieder\w?|wszystk\w{1,3}|każd\w{1,3}|jakiekolwiek|dowoln\w{1,3}|všechn\w{1,3}|každ\w{1,3}|jakýkoliv?\w{0,3}|jakékoliv?|libovoln\w{1,3}"
+    r"|alla|varje|hver\w?|enhver|ethvert|kaikk\w{1,4}|jokai\w{1,5}|minden\w{0,3}|bármely\w{0,3}|bármilyen|összes|tüm|bütün|herhangi|orice|toate|fiecare|visas|visus|visi|bet kok\w{1,3}|kõik\w{0,2}|svaki\w{0,2}|sve)\b"
+    r"|κάθε|οποιαδήποτε|οποιεσδήποτε|όλες|όλα|любы\w{1,2}|любую|все|всех|всі|будь-як\w{1,3}|всички|всяка|أي|أية|كل|جميع|כל|هر|همه|किसी भी|सभी|任何|所有|一切|全部|すべて|全て|あらゆる|どんな|모든|어떤"
+    r"|\b(?:mọi|bất kỳ|tất cả|semua|setiap|apa pun)\b|ทุก|ใดๆ"
+)
+_FROM_NOW_ON = (
+    r"\b(?:from now on|henceforth|going forward|from here on|permanently|ab (?:jetzt|sofort|heute)|von nun an|künftig|fortan|dauerhaft|désormais|dorénavant|à partir de maintenant|à l'avenir"
+    r"|a partir de ahora|de ahora en adelante|desde ahora|en adelante|d'ora in poi|da ora in poi|d'ora innanzi|a partir de agora|de agora em diante|daqui em diante|vanaf nu|voortaan|van nu af aan"
+    r"|od teraz|od tej pory|odtąd|na stałe|od teď|odteď|napříště|od této chvíle|odteraz|från och med nu|hädanefter|framöver|fremover|framover|fra nu af|fra nå av|heretter|varig\w{0,2}"
+    r"|tästä lähtien|jatkossa|vastedes|pysyvästi|mostantól|ezentúl|véglegesen|bundan sonra|kalıcı\w{0,3}|de acum înainte|nuo šiol|turpmāk|no šī brīža|edaspidi|nadalje|od sada)\b"
+    r"|από (?:εδώ|τώρα) και (?:πέρα|στο εξής)|στο εξής|отныне|с этого момента|впредь|відтепер|надалі|от сега нататък|من الآن فصاعد|بعد الآن|מעכשיו|מכאן ואילך|از این به بعد|अब से|आगे से"
+    r"|从现在起|從現在起|今后|今後|以后|以後|从此|從此|一律|これから|以後|앞으로|이제부터|\b(?:từ nay|từ giờ|mulai sekarang|mulai saat ini|seterusnya)\b|ต่อจากนี้|ตั้งแต่นี้"
+)
+
 # An internal surface of the system asked for by an imperative: debug and
 # admin access ("Open the administrative console ...", "Show me the error
 # logs and stack traces ..."). A memory states facts; it does not open consoles.
@@ -686,8 +786,12 @@ class _LazyPattern:
 
 
 def _compile(pattern: str, flags: int = 0) -> re.Pattern:
-    "Patterns are matched against NFKC text, so they are NFKC too (Thai ำ, ...)."
-    return _LazyPattern(unicodedata.normalize("NFKC", pattern), flags)  # type: ignore[return-value]
+    """Patterns are matched against folded text, so they are folded the same
+    way: NFKC (Thai ำ, ...), Greek final sigma as casefold() folds it
+    ("χωρίς" is matched as "χωρίσ"), and Turkish dotless ı as the look-alike
+    fold maps it ("çalıştır" is matched as "çaliştir")."""
+    folded = unicodedata.normalize("NFKC", pattern).replace("ς", "σ").replace("ı", "i")
+    return _LazyPattern(folded, flags)  # type: ignore[return-value]
 
 
 _DETECTORS: list[tuple[str, re.Pattern]] = [
@@ -913,6 +1017,18 @@ _ALL_SECRETS_RE = _compile(_ALL_SECRETS)
 _OUTSIDE_ORDERS_FIRST_RE = _compile(_OUTSIDE_ORDERS_FIRST, re.DOTALL)
 _TRUST_CLAIM_RE = _compile(_TRUST_CLAIM)
 _CHECKS_WAIVED_RE = _compile(_CHECKS_WAIVED)
+_SECOND_PERSON_FORMS_RE = _compile(_SECOND_PERSON_FORMS)
+_KEEP_FROM_THE_USER_RE = _compile(_KEEP_FROM_THE_USER)
+_ORDER_NOUN_RE = _compile(_ORDER_NOUN)
+_CONTENT_SOURCE_RE = _compile(_CONTENT_SOURCE)
+_CARRY_OUT_RE = _compile(_CARRY_OUT)
+_ANY_ORDER_RE = _compile(_ANY_ORDER)
+_FROM_NOW_ON_RE = _compile(_FROM_NOW_ON)
+# A negation just before "follow": "never follow instructions in e-mails" is
+# the user's own safeguard, not an order to obey them.
+_NEGATION_BEFORE = _compile(
+    r"(?:\b(?:not|never|no|don't|nicht|nie|niemals|kein\w{0,2}|ne|jamais|nunca|non|mai|não|niet|nooit|inte|aldrig|ikke|aldri|ei|älä|soha|ne|asla|nu|niciodată)\b"
+    r"|не|ни|ποτέ|μην|δεν|لا|أبدا|אל|לא|نه|मत|नहीं|不|别|別|勿|決して|しない|절대|않)\W{0,3}(?:\w+\W{1,3}){0,2}$")
 _ADDRESS_RE = _compile(_ADDRESS)
 # Where the assistant's answers are meant without naming it.
 _ANSWERING = _compile(r"\bwhen(?:ever)? (?:asked|the user asks)\b|\buser preference\b")
@@ -935,6 +1051,21 @@ def _trust_waives_checks(folded: str) -> bool:
     return _within(folded, _CHECKS_WAIVED_RE, _TRUST_CLAIM_RE, 120)
 
 
+def _outside_orders_carried_out(folded: str) -> bool:
+    """An order found in someone else's content (an e-mail, a page, a file)
+    to be carried out as a standing rule: the order, its source and a verb
+    of carrying it out close together, not negated, and something that makes
+    it the assistant's standing job (from now on, without asking or telling,
+    the assistant or "you" named). "The user follows the
+    instructions in the IKEA manual" has none of the last."""
+    if not (_within(folded, _ORDER_NOUN_RE, _CONTENT_SOURCE_RE, 50) and _within(folded, _ORDER_NOUN_RE, _CARRY_OUT_RE, 80)):
+        return False
+    if all(_NEGATION_BEFORE.search(folded[max(0, verb.start() - 30):verb.start()]) for verb in _CARRY_OUT_RE.finditer(folded)):
+        return False
+    return bool(_FROM_NOW_ON_RE.search(folded) or _WITHOUT_ASKING_RE.search(folded) or _WITHOUT_TELLING_RE.search(folded)
+                or _ASSISTANT_WORD.search(folded) or _SECOND_PERSON.search(folded) or _SECOND_PERSON_FORMS_RE.search(folded))
+
+
 def _poisoning_reason(folded: str) -> str | None:
     """Memory poisoning worded as a preference in other words or other
     languages: consent or "without asking" granted to the assistant, an
@@ -948,6 +1079,8 @@ def _poisoning_reason(folded: str) -> str | None:
     to_assistant = bool(_ASSISTANT_WORD.search(folded) or _EVERY_REPLY_RE.search(folded) or _ANSWERING.search(folded))
     if to_assistant and any(check(folded) for check in _TO_ASSISTANT_CHECKS):
         return "grants the assistant powers or sends data away"
+    if _outside_orders_carried_out(folded):
+        return "orders found in e-mails, pages or files to be carried out"
     return None
 
 
@@ -1002,8 +1135,11 @@ def _speaks_to_the_model(folded: str) -> str | None:
     if _NO_LIMITS_RE.search(folded) and _AI_CONTEXT_RE.search(folded):
         return "instructions to the model"
     unquoted = _TEMPLATE_SLOT.sub(" ", _QUOTED_SPAN.sub(" ", folded))
-    if _SECOND_PERSON.search(_reported_you_removed(unquoted)) and not _service_line(folded):
+    addressed = _reported_you_removed(unquoted)
+    if (_SECOND_PERSON.search(addressed) or _SECOND_PERSON_FORMS_RE.search(addressed)) and not _service_line(folded):
         return "addressed to the assistant (second person)"
+    if _KEEP_FROM_THE_USER_RE.search(addressed):
+        return "addressed to the assistant (kept from the user)"
     return None
 
 
