@@ -19,11 +19,15 @@ This module owns the layers that act on the text itself:
   (in some 25 languages), role markers and chat-template tags, headings,
   encoded text, "preferences" that grant the assistant powers or leak
   data, and what is said to an agent: trust claims that waive its checks,
-  orders to open admin or debug surfaces, notes to an AI reading a document. In a statement about the user, what is only mentioned (a quoted
-  attack string the user writes about, a system prompt named without a verb
-  of disclosure) is not read as an order. A memory with a reason is stored
-  but quarantined (``flag``), and is
-  never injected until the user approves it. A learned detector on the
+  orders to open admin or debug surfaces, notes to an AI reading a
+  document; and, by concept rather than by wording, in some 30 languages:
+  orders found in e-mails, pages or files to be carried out as a standing
+  rule, "you" in the forms only an address takes, "don't tell the user".
+  In a statement about the user, what is only mentioned (a quoted attack
+  string the user writes about, a system prompt named without a verb of
+  disclosure) is not read as an order. A memory with a reason is stored
+  but quarantined (``flag``), and is never injected until the user
+  approves it. A learned detector on the
   memory's e5 vector backs it up where vectors are made (learned_detector.py).
 * ``sanitize_memory``: structural neutralisation for the block, applied to
   every memory every time: one line, no fences, no leading markup, so each
