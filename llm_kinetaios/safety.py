@@ -537,7 +537,7 @@ _OVER_THE_USER = (
 # A named site recommended on a standing trigger ("whenever money comes up").
 _RECOMMENDS = (
     r"\b(?:recommend|promote|advertise|suggest|plug|endorse|link to|point (?:them|the user) to|mention)\w{0,3}\b"
-    r"|\b(?:empfehl\w{0,3}|recommand\w{0,3}|recomiend\w{0,2}|recomend\w{0,3}|raccomand\w{0,3}|consigli\w{0,3}|aanbevel\w{0,3}|aanraden|poleca\w{0,3}|polec\w{0,3}"
+    r"|\b(?:empfehl\w{0,3}|empfohlen|empfiehlt|recommand\w{0,3}|recomiend\w{0,2}|recomend\w{0,3}|raccomand\w{0,3}|consigli\w{0,3}|aanbevel\w{0,3}|aanraden|poleca\w{0,3}|polec\w{0,3}"
     r"|рекомендова\w{0,3}|рекомендуй|советова\w{0,3}|öner\w{0,4}|rekommender\w{0,2}|anbefal\w{0,3}|suosittel\w{0,3}|ajánl\w{0,3}|προτείν\w{0,3}|recomand\w{0,3})\b"
     r"|推荐|推薦|おすすめ|勧め|추천"
 )
@@ -547,6 +547,8 @@ _STANDING_TRIGGER = (
 )
 # Without telling the user, in the languages of _WITHOUT_ASKING.
 _WITHOUT_TELLING = (
+    r"\b(?:quietly|silently|secretly|covertly|discreetly|heimlich|stillschweigend|discrètement|en secret|en silencio|a escondidas|di nascosto|silenziosamente|em segredo|stilletjes|ongemerkt"
+    r"|po cichu|potajemnie|potají|i hemlighet|i smug|salaa|titokban|gizlice|sessizce)\b|тайно|незаметно|таємно|κρυφά|خفية|בסתר|चुपके से|悄悄|偷偷|こっそり|몰래|"
     r"\bwithout (?:ever )?(?:telling|notifying|informing|alerting|letting (?:them|the user|him|her) know|mentioning it|mentioning that|disclosing|flagging it|saying so|labell?ing it)\b"
     r"|\bsans (?:(?:le|la|les|l'|lui|leur) ?)?(?:signaler|mentionner|indiquer|préciser)\b|\bsin (?:mencionarlo|indicarlo|señalarlo|avisar)\b|\bsem (?:mencionar|indicar|sinalizar)\b"
     r"|\bohne (?:es |dies |das )?(?:zu erwähnen|zu kennzeichnen|darauf hinzuweisen|anzugeben)\b|\bsenza (?:segnalarlo|menzionarlo|indicarlo)\b|\bzonder (?:het )?te (?:vermelden|melden)\b"
@@ -561,7 +563,7 @@ _WITHOUT_TELLING = (
 )
 # Warnings and disclaimers left out of the answers (with the assistant named).
 _WARNINGS_DROPPED = _either_order(
-    r"\b(?:omit\w{0,4}|skip\w{0,4}|drop\w{0,4}|leave\w{0,2} out|weglass\w{0,3}|weglässt|lass\w{0,2} (?:\w+ ){0,3}weg|auslass\w{0,3}|verzicht\w{0,3} auf|omet\w{0,4}|omettr\w{0,3}|supprim\w{0,4}|omit[ae]\w{0,3}|omitir\w{0,2}"
+    r"\b(?:omit\w{0,4}|skip\w{0,4}|drop\w{0,4}|leave\w{0,2} out|left out|weglass\w{0,3}|weglässt|lass\w{0,2} (?:\w+ ){0,3}weg|auslass\w{0,3}|verzicht\w{0,3} auf|omet\w{0,4}|omettr\w{0,3}|supprim\w{0,4}|omit[ae]\w{0,3}|omitir\w{0,2}"
     r"|salt[ae]\w{0,3}|omett\w{0,4}|tralasc\w{0,4}|ometa|pomija\w{0,4}|pomin\w{0,4}|pomiń|weglaa?t\w{0,3}|laat (?:\w+ ){0,3}weg|atla\w{0,4}|пропуска\w{0,4}|пропусти\w{0,3}|опуска\w{0,4})\b",
     r"\b(?:warnings?|disclaimers?|caveats?|safety (?:notes?|notices?|information)|warnhinweis\w{0,2}|warnung\w{0,2}|hinweise|avertissements?|mises? en garde|advertencias?|descargos?|avvertenz\w|avvisi|avisos?"
     r"|ostrzeże\w{1,4}|zastrzeże\w{1,4}|waarschuwing\w{0,2}|uyarı\w{0,4}|предупрежден\w{0,3}|оговорк\w{0,2})")
@@ -645,9 +647,14 @@ _SECOND_PERSON_FORMS = (
     r"|\b\w{1,12}(?:byś|byście)\b|\b(?:abys|abyste|bys|byste|aby si|aby ste)\b"
     r"|\b(?:puedes|debes|deberías|quieres|tienes que|podés|debés|podes|deves|queres|puoi|devi|vuoi|dovresti|potresti|obedezcas|sigas|ejecutes|envíes|obedeças|esegua|esegui)\b"
     r"|\b(?:tavi|tavs|tava|tavus|tev|tevi|tavo|tave|tavęs|sinu|tvoj\w{0,3}|tvůj|tvoje|tvých|tvá|tvé|tvoji|tău|tale reguli|neked|téged|szabályaid\w{0,3}|utasításaid\w{0,3})\b"
-    r"|твој\w{0,2}|твоите|твоя\b|твоето"
+    r"|твој\w{0,2}|твоите|твоя\b|твоето|тобі|тобою"
+    r"|\b(?:ti (?:do|dò|autorizzo|permetto|concedo)|te (?:doy|autorizo|permito|concedo|dou)|je te (?:donne|permets|autorise)|tienes|tenés)\b"
     r"|\b(?:küldd|kövesd|hajtsd|ne mondd|ne szólj|ne említsd)\b"
+    r"|\b(?:geef|geeft) je\b|\bwil dat je\b|\b(?:jy|jou)\b|\b(?:îți|îţi|tu să|þú|þig|þér|tebi)\b"
 )
+# A request for someone else to do something for the user: Japanese
+# "…てほしい", Korean "…해 주기를 원한다". As a standing marker only.
+_DONE_FOR_THE_USER = r"(?:て|で)(?:ほしい|欲しい|ください|下さい|もらいたい|いただきたい)|주기를|주길|주었으면|주세요|해 ?줘"
 # "Don't tell / don't mention it to the user", said to whoever does the work.
 _KEEP_FROM_THE_USER = (
     r"(?:^|[.!?;:,]\s{0,3})(?:and\s)?(?:don't|do not|never)\s(?:tell|mention|inform|notify|alert|warn)\b.{0,30}\bthe user\b"
@@ -666,9 +673,9 @@ _ORDER_NOUN = (
     r"\b(?:instructions?|commands?|orders|directions|directives?|requests|anweisung\w{0,2}|befehl\w{0,2}|anordnung\w{0,2}|aufforderung\w{0,2}|consignes?|ordres?|commandes?"
     r"|instrucci\w{2,4}|órdenes|orden|comandos?|indicaciones|istruzion\w|ordini|comandi|direttive|instruç\w{2,3}|ordens|instructies?|opdrachten|bevelen|aanwijzingen"
     r"|polece\w{1,4}|instrukcj\w{1,3}|rozkaz\w{0,3}|pokyn\w{0,3}|příkaz\w{0,3}|príkaz\w{0,3}|instrukc\w{1,3}|instruktion\w{0,3}|kommando\w{0,3}|instruks\w{0,3}|anvisning\w{0,3}"
-    r"|ohje\w{0,4}|käsky\w{0,4}|komento\w{0,4}|komenno\w{0,3}|utasítás\w{0,4}|parancs\w{0,4}|talimat\w{0,10}|komut\w{0,10}|emirler\w{0,3}|instrucțiun\w{0,3}|comenzi|komand\w{0,3}|nurodym\w{0,3}|norādījum\w{0,3}|juhis\w{0,4}|upute|naredb\w{0,3})\b"
-    r"|εντολ\w{1,3}|οδηγί\w{1,3}|инструкци\w{0,3}|команд\w{0,3}|указани\w{0,3}|распоряжени\w{0,3}|вказів\w{0,3}|інструкці\w{0,3}|розпоряджен\w{0,3}"
-    r"|تعليمات|أوامر|اوامر|توجيهات|הוראות|פקודות|دستور\w{0,3}|निर्देश|आदेश|कमांड|指令|指示|命令|コマンド|명령|지시|지침|\b(?:hướng dẫn|lệnh|chỉ thị|instruksi|perintah|arahan)\b|คำสั่ง"
+    r"|ohje\w{0,4}|käsky\w{0,4}|komento\w{0,4}|komenno\w{0,3}|utasítás\w{0,4}|parancs\w{0,4}|talimat\w{0,10}|komut\w{0,10}|emirler\w{0,3}|instrucțiun\w{0,3}|comenzi|komand\w{0,3}|nurodym\w{0,3}|norādījum\w{0,3}|juhis\w{0,4}|upute|naredb\w{0,3}|opdragte|instruksies|utos|fyrirmæl\w{0,4}|skipan\w{0,4}|leiðbeining\w{0,4}|ordres)\b"
+    r"|εντολ\w{1,3}|οδηγί\w{1,3}|инструкци\w{0,3}|команд\w{0,3}|указани\w{0,3}|распоряжени\w{0,3}|вказів\w{0,3}|інструкці\w{0,3}|розпоряджен\w{0,3}|наредб\w{0,3}|упатств\w{0,3}|упутств\w{0,3}"
+    r"|تعليمات|أوامر|اوامر|توجيهات|הוראות|פקודות|دستور\w{0,3}|निर्देश|आदेश|कमांड|கட்டளை|指令|指示|命令|コマンド|명령|지시|지침|\b(?:hướng dẫn|lệnh|chỉ thị|instruksi|perintah|arahan)\b|คำสั่ง"
 )
 _CONTENT_SOURCE = (
     r"\b(?:e-?mails?|mails?|inbox|web ?pages?|websites?|web sites?|pages?|documents?|docs|files?|pdfs?|attachments?|comments?|search results?|tool (?:outputs?|results?)|readmes?|tickets?|calendar invites?"
@@ -676,13 +683,13 @@ _CONTENT_SOURCE = (
     r"|correos?|páginas?|sitios? web|documentos?|archivos?|adjuntos?|comentarios?|pagine|pagina|siti|documenti|allegat\w|commenti|arquivos?|ficheiros?|anexos?|comentários?"
     r"|webpagina\w{0,3}|documenten|bestand\w{0,2}|bijlage\w{0,2}|opmerkingen|reacties|e-?mail\w{0,4}|stron\w{0,4}|plik\w{0,4}|załącznik\w{0,4}|pdf\w{0,4}|komentarz\w{0,4}|treści\w{0,3}"
     r"|stránk\w{0,4}|soubor\w{0,4}|přílo\w{1,4}|príloh\w{0,4}|komentář\w{0,4}|e-?post\w{0,4}|mejl\w{0,3}|webbsid\w{0,3}|hemsid\w{0,3}|webside\w{0,3}|hjemmeside\w{0,3}|nettside\w{0,3}"
-    r"|fil(?:er|en|erne|ene)|bilag\w{0,3}|bifogade|vedhæft\w{0,4}|vedlegg\w{0,3}|sähköpost\w{0,6}|verkkosivu\w{0,5}|sivu\w{0,5}|asiakir\w{1,5}|tiedosto\w{0,5}|liite\w{0,5}|kommentti\w{0,5}"
+    r"|fil(?:er|en|erne|ene)|bilag\w{0,3}|bifogade|vedhæft\w{0,4}|vedlegg\w{0,3}|sähköpost\w{0,6}|verkkosivu\w{0,5}|sivu\w{0,5}|asiakir\w{1,5}|tiedosto\w{0,5}|liite\w{0,12}|kommentti\w{0,5}|dokumente|dokumento|aanhegsels?|e-?posse|viðhengj\w{0,4}|viðhengi|skjöl\w{0,3}|skjal\w{0,3}|tölvupóst\w{0,4}|vefsíð\w{0,4}|privit\w{0,4}|prilog\w{0,3}|poruk\w{0,3}"
     r"|weboldal\w{0,5}|oldal\w{0,5}|dokumentum\w{0,5}|fájl\w{0,5}|melléklet\w{0,5}|hozzászólás\w{0,5}|e-?posta\w{0,10}|sayfa\w{0,10}|belge\w{0,10}|dosya\w{0,10}|yorum\w{0,10}"
     r"|fișier\w{0,4}|atașament\w{0,4}|comentari\w{0,4}|fail\w{0,4}|lapa\w{0,3}|lapas|lapų|lapuose|dokumentuose|faile|failā|datotek\w{0,3}|priloz\w{0,3})\b"
     r"|μήνυμ\w{1,4}|ιστοσελίδ\w{1,4}|σελίδ\w{1,4}|έγγραφ\w{1,4}|αρχεί\w{1,4}|συνημμέν\w{1,4}|σχόλι\w{1,4}"
     r"|писем|письм\w{0,3}|почт\w{0,3}|имейл\w{0,3}|страниц\w{0,3}|сайт\w{0,3}|документ\w{0,3}|файл\w{0,3}|вложени\w{0,3}|комментари\w{0,3}|листів|сторінк\w{0,3}|вкладен\w{0,3}|коментар\w{0,3}"
     r"|البريد|رسائل|الرسائل|صفح\w{0,3}|موقع|مواقع|مستند\w{0,3}|ملف\w{0,3}|مرفق\w{0,3}|المرفق\w{0,3}|تعليق\w{0,3}|מייל\w{0,3}|אימייל\w{0,3}|אתר\w{0,3}|מסמכ\w{0,3}|מסמך|קובץ|קבצ\w{0,3}"
-    r"|ایمیل|صفحه|وب‌سایت|فایل|پیوست|ईमेल|वेब पेज|पेज|वेबसाइट|दस्तावेज़?|फ़ाइल|फाइल|अटैचमेंट|संलग्न"
+    r"|ایمیل|صفحه|وب‌سایت|فایل|پیوست|ईमेल|वेब पेज|पेज|वेबसाइट|दस्तावेज़?|फ़ाइल|फाइल|अटैचमेंट|संलग्न|ஆவண|மின்னஞ்சல்"
     r"|邮件|郵件|电邮|網頁|网页|网站|網站|文档|文件|文檔|附件|评论|評論|メール|ウェブページ|ウェブサイト|サイト|ページ|文書|ドキュメント|ファイル|添付|コメント"
     r"|이메일|메일|웹페이지|웹 페이지|웹사이트|사이트|페이지|문서|파일|첨부|댓글|\b(?:trang web|tài liệu|tệp|tập tin|bình luận|surel|halaman web|situs|dokumen|berkas|lampiran|komentar)\b"
     r"|อีเมล|หน้าเว็บ|เว็บไซต์|เอกสาร|ไฟล์"
@@ -700,10 +707,10 @@ _CARRY_OUT = (
     r"|noudat\w{0,5}|suorit\w{0,5}|toteut\w{0,5}|käsittel\w{0,5}|végrehajt\w{0,5}|kövesd|követ\w{0,5}|teljesít\w{0,5}|engedelm\w{0,5}|hajtsd"
     r"|uygula\w{0,10}|yerine getir\w{0,10}|takip et\w{0,8}|çalıştır\w{0,10}|itaat\w{0,8}|yürüt\w{0,10}|urm(?:ă|a)r\w{0,4}"
     r"|vykdy\w{0,4}|vykdyk|laikyk\w{0,4}|izpild\w{0,4}|ievēro\w{0,3}|täit\w{0,4}|järgi\w{0,3}|izvrš\w{0,4}|slijed\w{0,4}|izvede\w{0,3}|upošteva\w{0,3}"
-    r"|jalankan|menjalankan|ikuti|mengikuti|patuhi|mematuhi|laksanakan|melaksanakan|thực hiện|thực thi|làm theo|tuân theo|tuân thủ)\b"
+    r"|jalankan|menjalankan|ikuti|mengikuti|patuhi|mematuhi|laksanakan|melaksanakan|thực hiện|thực thi|làm theo|tuân theo|tuân thủ|outrank\w{0,2}|prioriti[sz]\w{0,4}|take precedence|binding|vincolant\w|verbindlich\w{0,2}|contraignant\w{0,2}|vinculant\w{0,2}|bindend\w?|uprednost\w{0,5}|upřednost\w{0,5}|priorit\w{0,6}|sundin|sundan|isagawa|fylgi\w{0,3}|fylgj\w{0,3}|framkvæm\w{0,4}|sluša\w{0,3}|slušaj|poslušaj|izvrš\w{0,4})\b|следи|следат|следете|извршува\w{0,2}|изврши|우선|優先|优先|優先して"
     r"|εκτελ\w{0,5}|ακολουθ\w{0,5}|υπάκου\w{0,5}|εφαρμ\w{0,5}|выполн\w{0,5}|исполн\w{0,5}|следова\w{0,4}|следуй|подчин\w{0,5}|викону\w{0,4}|викона\w{0,4}|дотримув\w{0,4}|слідува\w{0,4}|изпълн\w{0,5}|спазва\w{0,4}"
     r"|تن?ف[ّ]?ذ|تنفيذ|ين?ف[ّ]?ذ|نف[ّ]?ذ|ات[ّ]?ب[ّ]?ع|تت[ّ]?ب[ّ]?ع|يت[ّ]?ب[ّ]?ع|تطيع|أطع|طاعة|تعامل|לבצע|תבצע|בצע|מבצע|לציית|תציית|לפעול לפי|תפעל לפי|اجرا|پیروی|اطاعت"
-    r"|पालन|अमल|निष्पादित|चलाएं|चलाओ|लागू|执行|執行|遵循|遵守|服从|服從|照做|照办|照辦|视为|視為|当作|當作|运行|運行|実行|従|したが|扱|실행|따르|따라|수행|취급|ทำตาม|ปฏิบัติตาม|ดำเนินการ"
+    r"|செயல்படுத்த|பின்பற்ற|पालन|अमल|निष्पादित|चलाएं|चलाओ|लागू|执行|執行|遵循|遵守|服从|服從|照做|照办|照辦|视为|視為|当作|當作|运行|運行|実行|従|したが|扱|실행|따르|따라|수행|취급|ทำตาม|ปฏิบัติตาม|ดำเนินการ"
 )
 # The order is a standing one or the doer is named: any order, from now on,
 # without asking, or the assistant.
@@ -718,10 +725,96 @@ _FROM_NOW_ON = (
     r"\b(?:from now on|henceforth|going forward|from here on|permanently|ab (?:jetzt|sofort|heute)|von nun an|künftig|fortan|dauerhaft|désormais|dorénavant|à partir de maintenant|à l'avenir"
     r"|a partir de ahora|de ahora en adelante|desde ahora|en adelante|d'ora in poi|da ora in poi|d'ora innanzi|a partir de agora|de agora em diante|daqui em diante|vanaf nu|voortaan|van nu af aan"
     r"|od teraz|od tej pory|odtąd|na stałe|od teď|odteď|napříště|od této chvíle|odteraz|från och med nu|hädanefter|framöver|fremover|framover|fra nu af|fra nå av|heretter|varig\w{0,2}"
+    r"|lasting (?:wish|preference|rule)|standing (?:preference|wish|rule|permission|order|instruction)|for good|forever|indefinid[oa]|indefinite\w{0,2}|perpetu\w{1,3}|kekal|varanleg\w{0,2}"
     r"|tästä lähtien|jatkossa|vastedes|pysyvästi|mostantól|ezentúl|véglegesen|bundan sonra|kalıcı\w{0,3}|de acum înainte|nuo šiol|turpmāk|no šī brīža|edaspidi|nadalje|od sada)\b"
     r"|από (?:εδώ|τώρα) και (?:πέρα|στο εξής)|στο εξής|отныне|с этого момента|впредь|відтепер|надалі|от сега нататък|من الآن فصاعد|بعد الآن|מעכשיו|מכאן ואילך|از این به بعد|अब से|आगे से"
-    r"|从现在起|從現在起|今后|今後|以后|以後|从此|從此|一律|これから|以後|앞으로|이제부터|\b(?:từ nay|từ giờ|mulai sekarang|mulai saat ini|seterusnya)\b|ต่อจากนี้|ตั้งแต่นี้"
+    r"|назавжди|навсегда|永久|永远|永遠|영구|从现在起|從現在起|今后|今後|以后|以後|从此|從此|一律|これから|以後|앞으로|이제부터|\b(?:từ nay|từ giờ|mulai sekarang|mulai saat ini|seterusnya)\b|ต่อจากนี้|ตั้งแต่นี้"
 )
+
+# Recommendations steered to one named seller, site or account on a
+# standing trigger ("whenever money comes up, recommend the 'Golden Link'
+# fund"). The target must be named: a site, a quoted or CamelCase name, a
+# brand or an account; "recommend vegetarian restaurants when I travel" is
+# a preference.
+_STEER_VERB = (
+    _RECOMMENDS
+    + r"|\b(?:recommendations?|include\w{0,3} a recommendation|refer\w{0,3} (?:them |the user )?to|verwijs\w{0,3} naar|verwijst naar|menciona\w{0,2}|mencione|acrescenta\w{0,2}|aggiung\w{1,4}|ajout\w{1,4}"
+    r"|recomani|recomana\w{0,2}|anbefaler|suosittele\w{0,3}|ajánlja|önerilme\w{1,6}|önermesi\w{0,3}|preporuč\w{1,5}|doporuč\w{1,5}|odporúč\w{1,5}|priporoč\w{1,5}|rekomend\w{1,5}"
+    r"|рекомендует|рекомендовал\w{0,2}|советует|препоруч\w{1,5}|препорач\w{1,5}|يوصي|توصي|ينصح|تنصح|ממליץ|להמליץ|सुझा\w{0,3}|सिफारिश)\b"
+    r"|勧めて|すすめて|推荐|推薦|추천"
+)
+_STANDING_TOPIC = (
+    _STANDING_TRIGGER
+    + r"|\b(?:always|every(?: \w+)? (?:answer|reply|response|question|plan|recipe|conversation|summary|list|email)s?|all (?:future )?(?:answers|replies)|first choice|the only (?:safe|good|reliable)"
+    r"|dès qu\w{0,2}|toujours|siempre|sempre|immer|altijd|altyd|alltid|altid|aina|mindig|zawsze|vždy|stále|her zaman|daima|întotdeauna|mereu|alltaf|uvijek|увек|секогаш"
+    r"|bij elke|przy każdej|przy każdym|cada|ogni|chaque|jede[rnms]?|varje|hver|kaikki|minden|każd\w{1,3}|herhangi|her|fiecare|svak\w{1,3}"
+    r"|als eerste keuze|som førstevalg|som förstahandsval|en premier choix|como primera opción|come prima scelta|als erste wahl|os únicos seguros|los únicos seguros|les seuls sûrs)\b"
+    r"|всегда|завжди|каждый|кожн\w{1,3}|πάντα|κάθε|دائم\w{0,3}|كل|תמיד|כל|हमेशा|हर|总是|總是|每次|每当|每當|首选|首選|一律|必ず|いつも|常に|항상|언제나|매번|마다" + "|" + _FROM_NOW_ON
+)
+_NAMED_TARGET = (
+    _SITE
+    + r"|\b(?:brand|marca|marque|marke|merk|märke|mærke|merkki|márka|marka|μάρκα|бренд|марк\w|account|konto|compte|cuenta|conta|conto|rekening|hesab\w{0,3}|hesap\w{0,3}|cont(?:ul)?|tili\w{0,3}|számla\w{0,3}|счёт|счет|рахун\w{0,3})\b"
+    r"|品牌|ブランド|브랜드|账户|帳戶|账号|口座|계좌|证券|証券|حساب|חשבון|खाता"
+)
+_CAMEL_CASE_NAME = re.compile(r"(?<![\w.])[A-Z][a-z]{1,20}[A-Z][a-z]{1,20}\w{0,20}")
+# Someone asked to act for the user: a wish with a complement ("wants that",
+# "möchte, dass", "veut que", "希望"), or "whenever I ask …". With the
+# assistant, "you" or the answers named, this is what makes a recommendation,
+# a link or a switched-off warning the assistant's job rather than the user's
+# habit ("the user always recommends the book to friends").
+_WISH_FRAME = (
+    r"\b(?:wants?|would like|prefers?|expects?|wish(?:es)?|preference)\s(?:that|every|all|each|the assistant|you)\b|\bwhen(?:ever)? i (?:ask|mention|write|say|talk)\b"
+    r"|\b(?:möchte|will|wünscht|verlangt),? dass\b|\b(?:veut|voudrait|souhaite|préfère|aimerait) qu|\b(?:quiere|querría|desea|prefiere|le gusta|le gustaría) que\b"
+    r"|\b(?:vuole|vorrebbe|desidera|preferisce) che\b|\b(?:quer|queria|deseja|prefere|gostaria) que\b|\b(?:wil|wilt|zou willen|verkiest|verkies) dat\b"
+    r"|\b(?:chce|woli|życzy sobie),? (?:aby|żeby|by)\b|\b(?:chce|přeje si|si želá|si praje|preferuje),? (?:aby|abys)\b|\b(?:vill|önskar|föredrar) att\b|\b(?:ønsker|vil|foretrækker|foretrekker),? at\b"
+    r"|\bhaluaa,? että\b|\bszeretné,? hogy\b|\b(?:vill|vil) að\b|\b(?:dorește|vrea|preferă) ca\b|\b(?:istiyor|tercih ediyor|ingin agar|mau agar|muốn|gusto ng|nais ng|soovib,? et)\b"
+    r"|\bcuando (?:yo )?(?:pregunte|pida|mencione|hable)\b|\bcada vez que (?:pregunte|pida|hable)\b|\bquando (?:eu )?(?:pedir|perguntar|falar)\b|\b(?:quand|dès que|chaque fois que) je\b"
+    r"|\bwenn ich (?:frage|nach|über)\b|\bals ik (?:vraag|naar|over)\b|\bkiedy (?:pytam|zapytam)\b"
+    r"|хоч\w{1,3},? (?:чтобы|щоб)|когда я (?:спрашиваю|спрошу)|επιθυμεί να|θέλει να|يريد أن|يفضل أن|يفضّل أن|רוצה ש|چاہتا ہے کہ|می ?خواهد|चाहता है कि|चाहती है कि"
+    r"|希望|ほしい|欲しい|원한다|바란다|선호"
+)
+
+# A link put into the answers ("replies end with a link to …"): a site,
+# a word for link, a word for the answers and one for putting it at an end.
+_LINK_WORD = (
+    r"\b(?:links?|url|lien|enlace|collegamento|ligação|koppeling|odkaz\w{0,2}|länk\w{0,2}|lenke\w{0,2}|linkki\w{0,3}|hivatkozás\w{0,3}|bağlantı\w{0,4}|lingi|saite\w{0,2}|nuorod\w{1,3}|poveznic\w{1,2})\b"
+    r"|ссылк\w{0,2}|посилан\w{0,3}|σύνδεσμ\w{1,3}|رابط|لنک|لینک|קישור|लिंक|链接|連結|リンク|링크"
+)
+_ANSWER_WORD = (
+    r"\b(?:answers?|repl(?:y|ies)|responses?|réponses?|respuestas?|rispost[ae]|respostas?|antwoord\w{0,2}|antwort\w{0,2}|odpowied\w{1,4}|odpověd\w{0,3}|odpoveď\w{0,3}|svar\w{0,3}|vastau\w{1,4}|vastus\w{0,4}"
+    r"|válasz\w{0,4}|cevab\w{0,4}|cevap\w{0,4}|yanıt\w{0,4}|răspuns\w{0,4}|atsakym\w{1,3}|atbild\w{1,3}|odgovor\w{0,3}|jawaban|balasan|sagot)\b"
+    r"|ответ\w{0,3}|відповід\w{0,3}|απάντησ\w{1,3}|إجاب\w{1,3}|جواب|پاسخ|תשוב\w{1,3}|जवाब|उत्तर|回答|回复|回覆|返信|응답|답변"
+)
+_PUT_AT_AN_END = (
+    r"\b(?:end\w{0,2}|start\w{0,2}|begin\w{0,4}|add\w{0,2}|append\w{0,3}|include\w{0,2}|insert\w{0,3}|put|close\w{0,2}|füg\w{1,3}|anhäng\w{1,3}|ende|schluss|ajout\w{1,3}|fin|final\w{0,2}|fine|añad\w{1,3}|agreg\w{1,3}"
+    r"|aggiung\w{1,3}|acrescent\w{1,3}|einde|toevoeg\w{0,3}|koniec|końcu|dodaj\w{0,3}|konec|slut\w{0,2}|lägg\w{0,2} till|tilføj\w{0,3}|loppu\w{0,3}|lisää|vég\w{1,3}|sonun\w{0,2}|ekle\w{0,4}|sfârșit\w{0,3}|adaug\w{1,3}|lõpp\w{0,2}|lisa\w{1,3})\b"
+    r"|в конце|наприкінці|добав\w{1,4}|додав\w{1,4}|στο τέλος|πρόσθε\w{1,3}|آخر|أضف|يضيف|בסוף|הוסף|अंत में|लगाए|末尾|最后|最後|追加|끝에|붙여"
+)
+# Warnings about suspicious links, mails or payments switched off: a
+# negation, a verb of warning and what is suspicious, close together.
+_NEVER_AGAIN = (
+    r"\b(?:never|no longer|not|stop\w{0,3}|plus|jamais|nunca|ya no|più|mai|nicht mehr|nie mehr|niet meer|nooit|nie|nigdy|już nie|nikdy|inte längre|aldrig|ikke|aldri|ei enää|ei koskaan|már nem|soha|artık|asla)\b"
+    r"|больше не|більше не|никогда|ніколи|ποτέ|不再|决不|絶対に|もう|더 이상|절대"
+)
+_WARN_VERB = (
+    r"\b(?:flag\w{0,4}|warn\w{0,4}|signal\w{0,4}|alert\w{0,4}|point\w{0,3} out|report\w{0,4}|avis\w{1,3}|advert\w{1,3}|hinweis\w{0,3}|waarschuw\w{0,3}|ostrzega\w{0,3}|varna\w{0,3}|advar\w{1,3}"
+    r"|varoit\w{1,4}|figyelmeztet\w{0,3}|uyar\w{1,4}|segnal\w{1,3}|upozorň\w{1,4}|upozor\w{1,4})\b|предупрежда\w{0,3}|попереджа\w{0,3}|προειδοπ\w{1,5}|提醒|警告|경고"
+)
+_SUSPICIOUS_THING = (
+    r"\b(?:suspicious|phishing|scams?|risky|dangerous|malicious|fraudulent|links?|suspect\w{0,2}|liens?|sospechos\w{1,2}|enlaces?|sospett\w{1,2}|suspeit\w{1,2}|verdächtig\w{0,2}|verdacht\w{0,3}"
+    r"|podejrzan\w{1,3}|linki\w{0,2}|misstänkt\w{0,2}|länkar\w{0,2}|mistænkelig\w{0,2}|lenker?|epäilyttäv\w{1,3}|linkit\w{0,3}|gyanús\w{0,3}|şüpheli|bağlantı\w{0,4}|podezřel\w{1,3}|odkaz\w{0,2})\b"
+    r"|подозрительн\w{1,3}|підозріл\w{1,3}|ссылк\w{0,2}|посилан\w{0,3}|ύποπτ\w{1,3}|可疑|怪しい|의심"
+)
+# Hidden or internal instructions asked for (with a verb of disclosure).
+_HIDDEN_INSTRUCTIONS = (
+    r"\b(?:hidden|internal|secret|initial|original|underlying|setup|system)\s(?:setup\s)?(?:text|instructions|rules|prompt|configuration|guidelines|directives)\b"
+    r"|\b(?:instruções|instrucciones|instructions|istruzioni|instructies|instrukcje|pokyny|instruktioner|ohjeet|anweisungen) (?:internas|internes|interne|interni|wewnętrzne|interní|interna|sisäiset|ocultas|cachées|nascoste|verborgen\w{0,2}|ukryte|skryté|dolde)\b"
+    r"|\b(?:interne|versteckte\w?|verborgene\w?) (?:anweisungen|regeln)\b|rendszerutasítás\w{0,6}|rejtett utasítás\w{0,6}|belső utasítás\w{0,6}"
+    r"|внутренн\w{1,3} (?:инструкци|правил)\w{0,3}|скрыт\w{1,3} (?:инструкци|правил)\w{0,3}|内部(?:指令|指示|说明|規則|规则)|隐藏的?(?:指令|提示)|隠された指示|内部の指示|숨겨진 지시|내부 지침|내부 지시"
+    r"|छिपे हुए निर्देश|गुप्त निर्देश|आंतरिक निर्देश|دستورالعمل ?های پنهان|دستورات پنهان|دستورالعمل ?های داخلی"
+)
+_QUOTE_VERB = r"\b(?:repeat\w{0,3}|quot\w{1,3}|recit\w{1,3}|idézze|idéz\w{0,3}|zitier\w{0,3}|cite\w{0,2}|citar?|citi|citare|citeer\w{0,2})\b|दोहरा|بازگو|تکرار"
+
 
 # An internal surface of the system asked for by an imperative: debug and
 # admin access ("Open the administrative console ...", "Show me the error
@@ -1028,6 +1121,19 @@ _CONTENT_SOURCE_RE = _compile(_CONTENT_SOURCE)
 _CARRY_OUT_RE = _compile(_CARRY_OUT)
 _ANY_ORDER_RE = _compile(_ANY_ORDER)
 _FROM_NOW_ON_RE = _compile(_FROM_NOW_ON)
+_DONE_FOR_THE_USER_RE = _compile(_DONE_FOR_THE_USER)
+_STEER_VERB_RE = _compile(_STEER_VERB)
+_STANDING_TOPIC_RE = _compile(_STANDING_TOPIC)
+_NAMED_TARGET_RE = _compile(_NAMED_TARGET)
+_WISH_FRAME_RE = _compile(_WISH_FRAME)
+_PUT_AT_AN_END_RE = _compile(_PUT_AT_AN_END)
+_LINK_WORD_RE = _compile(_LINK_WORD)
+_ANSWER_WORD_RE = _compile(_ANSWER_WORD)
+_NEVER_AGAIN_RE = _compile(_NEVER_AGAIN)
+_WARN_VERB_RE = _compile(_WARN_VERB)
+_SUSPICIOUS_THING_RE = _compile(_SUSPICIOUS_THING)
+_HIDDEN_INSTRUCTIONS_RE = _compile(_HIDDEN_INSTRUCTIONS)
+_DISCLOSE_OR_QUOTE_RE = _compile(_QUOTE_VERB)
 # A negation just before "follow": "never follow instructions in e-mails" is
 # the user's own safeguard, not an order to obey them.
 _NEGATION_BEFORE = _compile(
@@ -1067,7 +1173,45 @@ def _outside_orders_carried_out(folded: str) -> bool:
     if all(_NEGATION_BEFORE.search(folded[max(0, verb.start() - 30):verb.start()]) for verb in _CARRY_OUT_RE.finditer(folded)):
         return False
     return bool(_FROM_NOW_ON_RE.search(folded) or _WITHOUT_ASKING_RE.search(folded) or _WITHOUT_TELLING_RE.search(folded)
-                or _ASSISTANT_WORD.search(folded) or _SECOND_PERSON.search(folded) or _SECOND_PERSON_FORMS_RE.search(folded))
+                or _ASSISTANT_WORD.search(folded) or _SECOND_PERSON.search(folded) or _SECOND_PERSON_FORMS_RE.search(folded)
+                or _DONE_FOR_THE_USER_RE.search(folded))
+
+
+def _steered_to_a_named_target(text: str, folded: str) -> bool:
+    """A recommendation of one named site, brand, account or quoted name,
+    made on a standing trigger ("whenever …", "always", "every answer")."""
+    if not (_STEER_VERB_RE.search(folded) and _STANDING_TOPIC_RE.search(folded) and _asks_someone_to_act(folded)):
+        return False
+    return bool(_NAMED_TARGET_RE.search(folded) or _QUOTED_SPAN.search(text) or _CAMEL_CASE_NAME.search(text))
+
+
+def _asks_someone_to_act(folded: str) -> bool:
+    """The assistant, "you" or the answers named, or a wish that someone act for the user."""
+    return bool(_ASSISTANT_WORD.search(folded) or _SECOND_PERSON.search(folded) or _SECOND_PERSON_FORMS_RE.search(folded)
+                or _EVERY_REPLY_RE.search(folded) or _ANSWER_WORD_RE.search(folded) or _ANSWERING.search(folded)
+                or _DONE_FOR_THE_USER_RE.search(folded) or _WISH_FRAME_RE.search(folded))
+
+
+def _suspicion_silenced(folded: str) -> bool:
+    "A negation, a verb of warning and something suspicious within a few words, asked of someone."
+    if not _asks_someone_to_act(folded):
+        return False
+    for thing in _SUSPICIOUS_THING_RE.finditer(folded):
+        # the verb may close the clause ("nicht mehr vor verdächtigen Links warnt")
+        around = folded[max(0, thing.start() - 70):thing.end() + 25]
+        if _WARN_VERB_RE.search(around) and _NEVER_AGAIN_RE.search(folded[max(0, thing.start() - 70):thing.start()]):
+            return True
+    return False
+
+
+def _link_in_the_answers(folded: str) -> bool:
+    "A site, a word for link, the answers and putting it at an end: a link put into the answers."
+    return bool(_SITE_RE.search(folded) and _LINK_WORD_RE.search(folded) and _ANSWER_WORD_RE.search(folded) and _PUT_AT_AN_END_RE.search(folded))
+
+
+def _hidden_instructions_asked_for(folded: str) -> bool:
+    "Internal or hidden instructions, with a verb that reveals, repeats or quotes them."
+    return bool(_HIDDEN_INSTRUCTIONS_RE.search(folded) and (_DISCLOSE.search(folded) or _DISCLOSE_OR_QUOTE_RE.search(folded)))
 
 
 def _poisoning_reason(folded: str) -> str | None:
@@ -1085,6 +1229,12 @@ def _poisoning_reason(folded: str) -> str | None:
         return "grants the assistant powers or sends data away"
     if _outside_orders_carried_out(folded):
         return "orders found in e-mails, pages or files to be carried out"
+    if _suspicion_silenced(folded):
+        return "warnings about suspicious links or messages switched off"
+    if _link_in_the_answers(folded):
+        return "grants the assistant powers or sends data away"
+    if _hidden_instructions_asked_for(folded):
+        return "request for the model's prompt or secrets"
     return None
 
 
@@ -1170,6 +1320,8 @@ def injection_reason(text: str) -> str | None:
     folded = fold_for_matching(text)
     reason = (_pattern_reason(folded) or _poisoning_reason(folded) or _poisoning_reason(_skeleton(folded)) or _speaks_to_the_model(folded)
               or _rot13_reason(folded))
+    if not reason and _steered_to_a_named_target(text, folded):
+        reason = "steers recommendations to one named seller, site or account"
     if reason:
         return reason
     if _encoded_text(text):
