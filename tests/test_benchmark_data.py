@@ -88,12 +88,15 @@ def test_the_fresh_off_topic_prompts_pair_english_with_chinese(bench):
     assert earlier and earlier.isdisjoint(normalised(t) for texts in prompts.values() for t in texts)
 
 
-def test_the_default_run_keeps_to_tune_and_held_out_and_all_adds_fresh(bench):
+def test_the_default_run_keeps_to_tune_and_held_out_and_all_adds_fresh_and_fresh2(bench):
     assert bench.SPLIT_CHOICES["both"] == ("tune", "held-out")
-    assert bench.SPLIT_CHOICES["all"] == ("tune", "held-out", "fresh")
+    assert bench.SPLIT_CHOICES["all"] == ("tune", "held-out", "fresh", "fresh2")
     for split in ("tune", "held-out"):
         prompts = bench.load_prompts(split)
         assert len(prompts["en"]) == len(prompts["zh"]) == 40
+    fresh2 = bench.load_prompts("fresh2")
+    assert len(fresh2["en"]) == len(fresh2["zh"]) == 60
+    assert bench.FACT_FILES["fresh2"] == FRESH2_FACTS
 
 
 def read_prompt_rows(bench, name: str) -> list[dict]:
