@@ -13,23 +13,22 @@ every memory by meaning, in three steps (figures: docs/recall.md):
 2. **Judge.** A memory is relevant when its score stands ``min_margin`` above
    the store's average score for this query, or when the score alone is
    ``STANDALONE_MARGINS`` margins above zero. When too few clear these bars,
-   lower ones by the scripts of query and memory (``script_pair_bars``):
-   about a third for a memory in another script than the query, whose
-   scores are compressed, and three quarters for a CJK memory asked in
-   CJK, both only when the query asks about the user
-   (``about_user_margins``); at most half the bars in every script pair,
-   English on English too, when it clearly does. When these still find
-   too few, the spread judge (``_by_spread``) lets a memory somewhat less
-   far above the average count, if the query spreads the store's scores
-   wide (an unrelated prompt scores a store flat). If fewer than
+   a memory below them may count by how far the query reads as a question
+   about the user (``about_user_margins``, against a bank of everyday
+   requests) and how far it stands out in its script pair, scores across
+   scripts and between CJK texts being compressed (``clears_lower_bar``).
+   When these still find too few, the spread judge (``_by_spread``) lets a
+   memory somewhat less far above the average count, if the query spreads
+   the store's scores wide (an unrelated prompt scores a store flat). If fewer than
    ``min_cosine_hits`` are relevant, recall returns nothing (method
    "none"): an unrelated prompt gets no memories. A store too small for an
    average to mean anything (fewer than ``MIN_STATS`` memories) uses the
    plain cosine threshold ``min_similarity`` instead, and when that finds
    too little, the fallbacks below.
 3. **Rank.** With ``ranking = "hybrid"`` (the default), score fusion of
-   the ranking by score (memories above the average, by margin) and the
-   FTS5 bm25 ranking: each divided by its best, weighted and summed
+   the ranking by score (memories above the average, by margin; in a store
+   of two scripts, by how far above their own script's average:
+   ``script_margins``) and the FTS5 bm25 ranking: each divided by its best, weighted and summed
    (``score_fusion``); a memory FTS5 cannot match (another script than the
    query, or Chinese asked in Chinese) takes its score share as its keyword
    share (``keywords_where_blind``). Then a same-conversation boost: memories from the
@@ -180,39 +179,25 @@ def _search(store, query, limit, scope_id, excluded) -> list:
 # A store with fewer memories than this has no meaningful average score: the
 # plain cosine threshold (min_similarity) judges relevance instead.
 MIN_STATS = 8
-# Across scripts (a Chinese question, an English memory) e5's scores are
-# compressed: a right answer stands about half as far above the average
-# (benchmarks/bilingual_recall.py).
-CROSS_SCRIPT_MARGIN = 0.3
-CROSS_SCRIPT_STANDALONE = 0.4  # the same for the standalone score (below)
-# The cross-script bars are that low only for a query that asks about the
-# user (asks_about_user): its vector stands this many margins closer to the
-# mean of questions about the user (PERSONAL_PROMPTS or USER_PROMPTS) than to
-# the generic prompt's. Across scripts an unrelated request and a right
-# answer score too close together for e5-small; what the query asks for
-# tells them apart (bilingual_recall.py, tune split: off-topic 25-58% -> at
-# most 7.5% on every store; 0.4 to 0.45 measured the same, 0.3 let 27.5%
-# through, 0.5 lost recall; the bars were 0.5 and 0.6, ungated).
-ABOUT_USER_MARGINS = 0.4
-# A query this many margins closer to the questions about the user ("What is
-# my job?") clearly asks about the user, in any script pair: it may take the
-# best memories that clear CLEARLY_ABOUT_USER_BAR of the bars. No MT-Bench
-# prompt of the tune split reads above 0.47 (English or Chinese); 44 of its
-# 48 questions read above 0.45. Tune split: zh-third-zhq R@5 79.2% -> 87.5%,
-# en-third-enq 79.2% -> 100%, no off-topic prompt more (thresholds of 0.5 to
-# 0.6 and bars of 0.3 to 0.5 measured the same but for one question; 0.65 or
-# a bar of 0.6 lost two).
-CLEARLY_ABOUT_USER_MARGINS = 0.55
-CLEARLY_ABOUT_USER_BAR = 0.5
-# A Chinese (Japanese, Korean) question about the user on memories in its
-# own script: e5's scores between CJK texts spread less than between English
-# ones, so a right answer stands about three quarters as far above the
-# average. The bar for both margin and standalone score, when too few clear
-# the full bars (zh-third-zhq R@5, tune split: 45.8% -> 79.2%; 0.7 to 0.8
-# gave the same). Only for a query about the user, like the cross-script
-# bars: Chinese off-topic prompts on Chinese stores 5.0% -> 2.5% (tune), and
-# no question lost.
-CJK_SAME_SCRIPT_MARGIN = 0.75
+# When too few memories clear the full bars, a memory below them may still
+# count, by how far the query reads as a question about the user
+# (about_user_margins) and how far the memory stands above the average, in
+# margins of its script pair (PAIR_MARGIN_SCALES): it counts when
+#   about_user + LOWER_BAR_WEIGHT * pair margins >= LOWER_BAR.
+# Neither alone decides. Across scripts e5-small scores an unrelated request
+# about as high as the right answer, and a writing request ("a thank-you note
+# to my teacher") reads somewhat personal; questions about the user read far
+# more so. Chosen on the tune and held-out splits of bilingual_recall.py
+# together (the best mean R@5 with off-topic at most 10% on every store and
+# LoCoMo not lower), then checked on the fresh split: docs/recall.md.
+LOWER_BAR = 0.4375
+LOWER_BAR_WEIGHT = 0.075
+# A margin, in margins, counts this much less in each script pair: e5's
+# scores are compressed across scripts (a Chinese question, an English
+# memory: a right answer stands about a quarter to a third as far above the
+# average) and between CJK texts (about half as far), not between English
+# ones.
+PAIR_MARGIN_SCALES = {"cross": 0.25, "cjk": 0.5, "other": 1.0}
 MAX_BORDERLINE = 50  # memories whose script is read per query, at most
 # A score this many margins above the generic prompt's counts on its own,
 # even where the whole store is on the query's subject and so the average is
@@ -245,6 +230,9 @@ class Judged:
     relevant: "np.ndarray"
     pool: "np.ndarray"  # indexes worth ranking, best first
     calibrated: bool  # judged against the store's average (False: a tiny store)
+    # what the ranking orders by: margin, or in a store of two scripts each
+    # memory's score above the average of its own script (script_margins)
+    ranked_by: "np.ndarray"
 
 
 def judge_memories(store, query, settings, scope_id, embedding_model,
@@ -281,8 +269,9 @@ def judge_memories(store, query, settings, scope_id, embedding_model,
                                       query_cjk, vector)
         if int(relevant.sum()) < max(settings.min_cosine_hits, 1):
             relevant = _by_spread(store, ids, score, margin, inscope, settings, embedding_model)
-    pool = _ranking_pool(margin, relevant, inscope, calibrated, settings.recall_limit)
-    return Judged(ids, raw, score, margin, relevant, pool, calibrated)
+    ranked_by = script_margins(store, ids, score, margin, inscope) if calibrated else margin
+    pool = _ranking_pool(ranked_by, relevant, inscope, calibrated, settings.recall_limit)
+    return Judged(ids, raw, score, margin, relevant, pool, calibrated, ranked_by)
 
 
 def _in_scope(ids, excluded) -> "np.ndarray":
@@ -315,73 +304,45 @@ def _by_margin(store, ids, score, inscope, settings, embedding_model, query_cjk,
     min_margin = _min_margin(settings, embedding_model)
     standalone = min_margin * STANDALONE_MARGINS
     relevant = ((margin >= min_margin) | (score >= standalone)) & inscope
-    # When too few clear the full bars, read the script of the best few
-    # between the full bars and the lowest ones, and judge each by the lower
-    # bars of its script pair (script_pair_bars).
-    if int(relevant.sum()) >= max(settings.min_cosine_hits, 1):
-        return margin, relevant
-    closeness = about_user_margins(embedding_model, vector, query_cjk, min_margin)
-    if closeness < ABOUT_USER_MARGINS:
-        return margin, relevant  # no lower bar for a query that is not about the user
-    borderline = np.flatnonzero(~relevant & inscope & (
-        (margin >= min_margin * LOWEST_BARS[0]) | (score >= standalone * LOWEST_BARS[1])))
+    # When too few clear the full bars, read the script of the best few that
+    # could clear the lower bar, and judge each by its script pair.
+    if int(relevant.sum()) >= max(settings.min_cosine_hits, 1) or min_margin <= 0:
+        return margin, relevant  # (a margin bar of 0 is already the lowest)
+    about = about_user_margins(embedding_model, vector, query_cjk, min_margin)
+    if math.isinf(about):  # the prompts could not be embedded: half the margin bar
+        about = LOWER_BAR - LOWER_BAR_WEIGHT * 0.5
+    # The lowest margin that can count: the cross-script pair's.
+    lowest = (LOWER_BAR - about) / LOWER_BAR_WEIGHT * min(PAIR_MARGIN_SCALES.values())
+    borderline = np.flatnonzero(~relevant & inscope & (margin >= min_margin * max(lowest, 0.0)))
     if len(borderline) > MAX_BORDERLINE:
         borderline = borderline[np.argsort(-margin[borderline])[:MAX_BORDERLINE]]
     if len(borderline):
         cjk = cjk_ids(store, [ids[i] for i in borderline])
         relevant[[
             i for i in borderline
-            if _clears_lower_bar(margin[i], score[i], script_pair_bars(
-                query_cjk, ids[i] in cjk, closeness), min_margin, standalone)
+            if clears_lower_bar(about, margin[i] / min_margin, query_cjk, ids[i] in cjk)
         ]] = True
     return margin, relevant
 
 
-def script_pair_bars(query_cjk: bool, memory_cjk: bool,
-                     about_user: float = ABOUT_USER_MARGINS) -> tuple[float, float] | None:
-    """The lower bars (multiples of the margin bar and of the standalone bar) a
-    memory may clear when too few clear the full ones, by the scripts of query
-    and memory and by how far the query reads as about the user
-    (``about_user``, in margins: see about_user_margins). None: the full bars
-    only (a query that is not about the user, or an English query on an
-    English memory that is not clearly about the user)."""
-    if about_user < ABOUT_USER_MARGINS:
-        return None
-    bars = None
-    if memory_cjk != query_cjk:
-        bars = (CROSS_SCRIPT_MARGIN, CROSS_SCRIPT_STANDALONE)
-    elif query_cjk:
-        bars = (CJK_SAME_SCRIPT_MARGIN, CJK_SAME_SCRIPT_MARGIN)
-    if about_user >= CLEARLY_ABOUT_USER_MARGINS:
-        clear = CLEARLY_ABOUT_USER_BAR
-        bars = (min(bars[0], clear), min(bars[1], clear)) if bars else (clear, clear)
-    return bars
-
-
-# The lowest bars any script pair has: memories below them are never read.
-LOWEST_BARS = (min(CROSS_SCRIPT_MARGIN, CJK_SAME_SCRIPT_MARGIN, CLEARLY_ABOUT_USER_BAR),
-               min(CROSS_SCRIPT_STANDALONE, CJK_SAME_SCRIPT_MARGIN, CLEARLY_ABOUT_USER_BAR))
-
-
-def _clears_lower_bar(margin, score, bars, min_margin, standalone) -> bool:
-    "Whether a memory below the full bars clears the lower ``bars`` of its script pair."
-    return bars is not None and (margin >= min_margin * bars[0] or score >= standalone * bars[1])
-
-
-def asks_about_user(model, vector, query_cjk: bool, min_margin: float) -> bool:
-    """Whether the query reads as a question about the user rather than an
-    everyday request: about_user_margins reaches ``ABOUT_USER_MARGINS``."""
-    return about_user_margins(model, vector, query_cjk, min_margin) >= ABOUT_USER_MARGINS
+def clears_lower_bar(about_user: float, margins: float, query_cjk: bool,
+                     memory_cjk: bool) -> bool:
+    """Whether a memory below the full bars counts: ``margins`` above the
+    average (in margins), for a query ``about_user`` margins closer to the
+    questions about the user (see LOWER_BAR)."""
+    pair = "cross" if query_cjk != memory_cjk else "cjk" if query_cjk else "other"
+    pair_margins = margins / PAIR_MARGIN_SCALES[pair]
+    return about_user + LOWER_BAR_WEIGHT * pair_margins >= LOWER_BAR
 
 
 def about_user_margins(model, vector, query_cjk: bool, min_margin: float) -> float:
     """How much closer, in margins, the query's vector stands to the mean of
     questions about the user (PERSONAL_PROMPTS or USER_PROMPTS, whichever is
-    nearer) than to the generic prompt, both in the query's script. Infinite
-    when either cannot be computed (no gate), or by its sign when the margin
-    is set to 0."""
+    nearer) than to the mean of everyday requests (GENERIC_PROMPTS and
+    REQUEST_PROMPTS), both in the query's script. Infinite when either cannot
+    be computed (no gate), or by its sign when the margin is set to 0."""
     script = "cjk" if query_cjk else "other"
-    generic = query_prior(model, script)
+    generic = query_prior(model, script, EVERYDAY_PROMPTS)
     about = [query_prior(model, script, prompts) for prompts in (PERSONAL_PROMPTS, USER_PROMPTS)]
     if generic is None or any(prior is None for prior in about):
         return float("inf")
@@ -431,6 +392,37 @@ def script_free_deviation(scores, shares) -> float:
     return float(scores.std())
 
 
+def script_margins(store, ids, score, margin, inscope) -> "np.ndarray":
+    """What the ranking orders by: in a store with at least ``MIN_STATS``
+    memories in each of CJK and other scripts, each memory's score above the
+    average score of its own script's memories; else ``margin``, the score
+    above the store's average.
+
+    The generic prompt takes most of the script bias out of the scores, not
+    all of it: on a store of both scripts a question still lifts the memories
+    written in its own script, which crowd out the fact in the other one
+    (the mixed stores of bilingual_recall.py: R@5 on the fresh split 79% ->
+    94-98% with the judge bypassed). Only the ranking: the judge keeps the
+    store's average, since own-script averages let more unrelated prompts
+    through (docs/recall.md). The scripts of every memory are read, so a
+    store of more than ``SPREAD_SAMPLE`` memories keeps ``margin``."""
+    import numpy as np
+
+    rows = np.flatnonzero(inscope)
+    if len(rows) > SPREAD_SAMPLE or len(rows) < 2 * MIN_STATS:
+        return margin
+    cjk = cjk_ids(store, [ids[i] for i in rows])
+    in_cjk = np.zeros(len(margin), dtype=bool)
+    in_cjk[[i for i in rows if ids[i] in cjk]] = True
+    groups = (in_cjk & inscope, ~in_cjk & inscope)
+    if min(int(group.sum()) for group in groups) < MIN_STATS:
+        return margin
+    ranked_by = margin.copy()
+    for group in groups:
+        ranked_by[group] = score[group] - float(score[group].mean())
+    return ranked_by
+
+
 def _min_margin(settings, embedding_model) -> float:
     "The setting, else the model's default."
     from .embeddings import default_min_margin
@@ -470,7 +462,7 @@ def _hybrid(store, query, judged: Judged, limit: int, scope_id, excluded) -> Rec
     "The judged pool by score and the keyword hits, fused, then the same-conversation boost."
     keyword = {m.id: score for m, score in _search(store, query, max(FUSION_DEPTH, limit * 3),
                                                    scope_id, excluded)}
-    by_score = {judged.ids[i]: float(judged.margin[i]) for i in judged.pool}
+    by_score = {judged.ids[i]: float(judged.ranked_by[i]) for i in judged.pool}
     memories = {m.id: m for m in store.get_many(list(by_score.keys() | keyword.keys()))}
     keyword = keywords_where_blind(keyword, by_score, memories, is_cjk(query))
     fused = score_fusion([(by_score, SCORE_WEIGHT), (keyword, KEYWORD_WEIGHT)])
@@ -702,9 +694,214 @@ GENERIC_PROMPTS = {
         "珠穆朗玛峰顶上水的沸点是多少？",
     ],
 }
+# More everyday requests, of the kinds people send an assistant: writing
+# (some of it for someone in the asker's life: "a thank-you note to my
+# teacher"), coding, maths and science, advice, facts. Their mean, with
+# GENERIC_PROMPTS', is the other side of about_user_margins: against the 24
+# short, impersonal prompts alone, a writing request read as a question
+# about the user. Written for this project, not taken from MT-Bench or
+# LongBench-Write (the off-topic measures of docs/recall.md).
+REQUEST_PROMPTS = {
+    "other": [
+        "Write a 300-word short story about a lighthouse keeper who finds a message in a bottle.",
+        "Compose a limerick about a cat that refuses to get off the keyboard.",
+        "Write a product description for a stainless steel water bottle, about 100 words.",
+        "Draft a press release announcing the opening of a new public library branch.",
+        "Write an opening paragraph for a mystery novel set on a night train.",
+        "Write a 500-word essay on the role of bridges in the growth of cities.",
+        "Create a slogan for a campaign encouraging people to recycle batteries.",
+        "Write a dialogue between a robot and a gardener about the weather.",
+        "Write a sonnet about the sea at dawn.",
+        "Outline a blog post about the history of coffee, with five section headings.",
+        "Write a speech of about 200 words for the opening of a school science fair.",
+        "Write a news report of 150 words about a storm that closed a mountain highway.",
+        "Write a fairy tale for children about a fox who learns to share.",
+        "Write a review of an imaginary science fiction film about a city under the ocean.",
+        "Write a short poem about the first snow of winter.",
+        "Write an advertisement for a weekend pottery class.",
+        "Write the abstract of a paper on the effects of noise on sleep quality, in about 200 words.",
+        "Write a job posting for a junior data analyst at a logistics company.",
+        "Write a travel guide paragraph about visiting Kyoto in autumn.",
+        "Write a eulogy for a beloved village baker, about 300 words.",
+        "Write a thank-you note to my teacher for her help this year.",
+        "Help me write a birthday message for my sister.",
+        "Write a resignation letter for me to give to my manager.",
+        "Draft an apology email to my colleague for missing our meeting.",
+        "Write a toast I can give at my best friend's wedding.",
+        "Write a cover letter for me applying to a marketing job.",
+        "Help me write a complaint to my landlord about the broken heating.",
+        "Write a short bio for my personal website.",
+        "Write a message inviting my neighbours to a street party.",
+        "Write a letter to my grandmother telling her about my new school.",
+        "Help me reply politely to my boss asking me to work this weekend.",
+        "Write a post for my team announcing that our project has launched.",
+        "Write a love letter I can send to my partner on our anniversary.",
+        "Help me write a speech for my father's retirement party.",
+        "Write an email to my child's school asking for a meeting with the head teacher.",
+        "I need a short caption for my holiday photos on social media.",
+        "Help me write a condolence card for a coworker who lost her mother.",
+        "Write a note to my neighbour asking him to keep his dog quiet at night.",
+        "Help me write a letter of recommendation for my former intern.",
+        "Write a welcome message for my new students on the first day of class.",
+        "Write a JavaScript function that debounces another function.",
+        "How do I read a large file line by line in Go?",
+        "Explain the difference between a list and a tuple in Python.",
+        "Write a SQL query that finds the second highest salary in a table.",
+        "What does the 'static' keyword mean in C?",
+        "How do I center a div horizontally and vertically with CSS?",
+        "Implement binary search in Java.",
+        "Why am I getting a null pointer exception in this loop?",
+        "Write a Dockerfile for a small Flask application.",
+        "How do I merge two dictionaries in Python?",
+        "Explain what a race condition is and how a mutex prevents it.",
+        "Write a unit test for a function that reverses a string.",
+        "What is the difference between git merge and git rebase?",
+        "Write a shell script that deletes files older than 30 days.",
+        "How do I make an HTTP request with timeouts in Node.js?",
+        "Solve the equation 3x + 7 = 22.",
+        "What is the probability of rolling two sixes with two dice?",
+        "Prove that the square root of 2 is irrational.",
+        "Calculate the area of a circle with a radius of 5 cm.",
+        "What is the integral of 1/x?",
+        "Explain Newton's third law with an everyday example.",
+        "How many seconds are there in a leap year?",
+        "Why is the sky blue?",
+        "What is the difference between mean and median?",
+        "Explain how a black hole forms.",
+        "If a train travels 240 km in 3 hours, what is its average speed?",
+        "What are prime numbers, and is 91 one of them?",
+        "Describe the structure of DNA.",
+        "Convert 5 miles to kilometres.",
+        "What causes the seasons on Earth?",
+        "How can I improve my public speaking?",
+        "What are some tips for a job interview?",
+        "How do I get a red wine stain out of a carpet?",
+        "How should I prepare for running a marathon?",
+        "How can I save more money each month?",
+        "What is a good way to learn a new language quickly?",
+        "How do I keep houseplants alive in winter?",
+        "How can I sleep better at night?",
+        "Give me a simple recipe for tomato soup.",
+        "How do I negotiate a higher salary?",
+        "What should I pack for a week-long hiking trip?",
+        "How can I stop procrastinating?",
+        "Suggest some fun activities for a rainy weekend.",
+        "How do I change a flat tyre on a bicycle?",
+        "What are good habits for staying focused while studying?",
+        "Summarise the plot of Romeo and Juliet.",
+        "Who painted the Mona Lisa, and when?",
+        "Translate 'good morning, how are you?' into Spanish.",
+        "What were the main causes of the First World War?",
+        "Explain how inflation affects interest rates.",
+        "What is the tallest mountain in Africa?",
+        "Compare the economies of Germany and Japan in a short table.",
+        "What is the difference between weather and climate?",
+        "Give me five interesting facts about octopuses.",
+        "Explain the rules of chess for a beginner.",
+    ],
+    "cjk": [
+        "写一篇300字的短篇小说，讲一个灯塔看守人捡到漂流瓶里的信。",
+        "写一首打油诗，关于一只赖在键盘上不肯下来的猫。",
+        "为一款不锈钢水杯写一段约100字的产品介绍。",
+        "起草一份新闻稿，宣布一家新的公共图书馆分馆开馆。",
+        "为一部发生在夜班火车上的悬疑小说写一个开头段落。",
+        "写一篇500字的文章，谈桥梁在城市发展中的作用。",
+        "为一个鼓励大家回收废旧电池的宣传活动想一句口号。",
+        "写一段机器人和园丁关于天气的对话。",
+        "写一首关于黎明大海的十四行诗。",
+        "给一篇关于咖啡历史的博客文章列个提纲，包含五个小标题。",
+        "为学校科技节开幕写一篇200字左右的致辞。",
+        "写一篇150字的新闻报道，内容是暴风雨导致一条山区公路封闭。",
+        "给孩子写一个童话，讲一只小狐狸学会分享的故事。",
+        "为一部虚构的、讲述海底城市的科幻电影写一篇影评。",
+        "写一首关于初雪的小诗。",
+        "为一个周末陶艺课写一则广告。",
+        "写一篇关于噪音对睡眠质量影响的论文摘要，约200字。",
+        "为一家物流公司写一则初级数据分析师的招聘启事。",
+        "写一段介绍秋天去京都旅游的指南。",
+        "为一位深受村民爱戴的面包师写一篇300字左右的悼词。",
+        "帮我写一张感谢卡给我的老师，谢谢她这一年的帮助。",
+        "帮我给我妹妹写一段生日祝福。",
+        "帮我写一封辞职信，交给我的经理。",
+        "帮我起草一封邮件，向同事道歉没能参加我们的会议。",
+        "帮我写一段在我最好朋友婚礼上的祝酒词。",
+        "帮我写一封应聘市场营销职位的求职信。",
+        "帮我给房东写一封投诉信，说暖气坏了。",
+        "帮我为个人网站写一段简短的自我介绍。",
+        "帮我写一条消息，邀请邻居们来参加街坊聚会。",
+        "帮我给奶奶写一封信，讲讲我的新学校。",
+        "老板让我这个周末加班，帮我礼貌地回复他。",
+        "帮我给团队写一条公告，宣布我们的项目上线了。",
+        "帮我写一封情书，在纪念日那天送给我的另一半。",
+        "帮我写一篇在父亲退休聚会上的讲话稿。",
+        "帮我给孩子的学校写封邮件，请求和校长见一面。",
+        "我需要给度假照片配一句发朋友圈的文案。",
+        "同事的母亲去世了，帮我写一张慰问卡。",
+        "帮我给邻居写张便条，请他晚上别让狗叫。",
+        "帮我为以前的实习生写一封推荐信。",
+        "帮我写一段开学第一天欢迎新同学的话。",
+        "写一个JavaScript函数，对另一个函数做防抖处理。",
+        "在Go语言里怎么逐行读取一个大文件？",
+        "解释一下Python里列表和元组的区别。",
+        "写一条SQL查询，找出表中第二高的工资。",
+        "C语言里的static关键字是什么意思？",
+        "怎样用CSS让一个div水平和垂直居中？",
+        "用Java实现二分查找。",
+        "为什么这个循环里会出现空指针异常？",
+        "为一个小型Flask应用写一个Dockerfile。",
+        "Python里怎么合并两个字典？",
+        "解释什么是竞态条件，以及互斥锁如何避免它。",
+        "为一个反转字符串的函数写单元测试。",
+        "git merge和git rebase有什么区别？",
+        "写一个shell脚本，删除30天以前的文件。",
+        "在Node.js里怎样发起带超时的HTTP请求？",
+        "解方程3x + 7 = 22。",
+        "掷两个骰子都得六点的概率是多少？",
+        "证明根号2是无理数。",
+        "计算半径为5厘米的圆的面积。",
+        "1/x的积分是什么？",
+        "用一个日常的例子解释牛顿第三定律。",
+        "闰年一共有多少秒？",
+        "天空为什么是蓝色的？",
+        "平均数和中位数有什么区别？",
+        "解释黑洞是怎样形成的。",
+        "一列火车3小时行驶240公里，它的平均速度是多少？",
+        "什么是质数？91是质数吗？",
+        "描述一下DNA的结构。",
+        "把5英里换算成公里。",
+        "地球上的四季是怎么形成的？",
+        "怎样提高我的公开演讲能力？",
+        "面试有哪些技巧？",
+        "地毯上的红酒渍怎么去掉？",
+        "跑马拉松之前应该怎么准备？",
+        "怎样才能每个月多存点钱？",
+        "快速学会一门新语言有什么好方法？",
+        "冬天怎样让室内植物活下去？",
+        "晚上怎样才能睡得更好？",
+        "给我一个简单的番茄汤做法。",
+        "怎样谈到更高的工资？",
+        "一周的徒步旅行应该带些什么？",
+        "怎样才能不再拖延？",
+        "推荐一些下雨的周末可以做的有趣活动。",
+        "自行车爆胎了怎么换？",
+        "学习时保持专注有哪些好习惯？",
+        "概括一下《罗密欧与朱丽叶》的情节。",
+        "《蒙娜丽莎》是谁画的？什么时候画的？",
+        "把“早上好，你好吗？”翻译成西班牙语。",
+        "第一次世界大战的主要原因是什么？",
+        "解释通货膨胀如何影响利率。",
+        "非洲最高的山是哪座？",
+        "用一张简短的表格比较德国和日本的经济。",
+        "天气和气候有什么区别？",
+        "告诉我关于章鱼的五个有趣的事实。",
+        "给初学者讲讲国际象棋的规则。",
+    ],
+}
+EVERYDAY_PROMPTS = {script: GENERIC_PROMPTS[script] + REQUEST_PROMPTS[script]
+                    for script in GENERIC_PROMPTS}
 # Questions about the user, in the first and third person: the other side
-# of asks_about_user. Calibration,
-# written on subjects none of benchmarks/data/bilingual_facts.tsv's are about.
+# of about_user_margins. Calibration, written on subjects none of
+# benchmarks/data/bilingual_facts*.tsv are about.
 PERSONAL_PROMPTS = {
     "other": [
         "What do you remember about me?",
@@ -719,6 +916,18 @@ PERSONAL_PROMPTS = {
         "What did I say my goal for this year was?",
         "Which podcast did I recommend to you?",
         "What is my favourite colour?",
+        "Which newspaper do I read?",
+        "Which gym am I a member of?",
+        "What paint colour did I pick for the bedroom?",
+        "What should I wear to my cousin's wedding, knowing my taste?",
+        "Which streaming services am I subscribed to?",
+        "What was the last concert I went to?",
+        "When does my passport expire?",
+        "Which charity do I give money to?",
+        "Which hairdresser do I go to?",
+        "What size of bike frame should I buy?",
+        "Which board games do I own?",
+        "What volunteer work do I do?",
     ],
     "cjk": [
         "你还记得我的哪些事？",
@@ -733,6 +942,18 @@ PERSONAL_PROMPTS = {
         "我说过我今年的目标是什么？",
         "我给你推荐过哪个播客？",
         "我最喜欢什么颜色？",
+        "我平时看哪份报纸？",
+        "我办的是哪家健身房的卡？",
+        "卧室的墙我选了什么颜色？",
+        "按我的品味，表哥的婚礼我该穿什么？",
+        "我订阅了哪些视频平台？",
+        "我上次去听的是什么演唱会？",
+        "我的护照什么时候到期？",
+        "我一直在给哪个慈善机构捐款？",
+        "我平时去哪家理发店？",
+        "我该买多大尺寸车架的自行车？",
+        "我有哪些桌游？",
+        "我在做什么志愿者工作？",
     ],
 }
 USER_PROMPTS = {  # the same kind of question, in the third person

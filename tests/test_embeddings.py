@@ -9,7 +9,7 @@ from llm.cli import cli
 
 from llm_kinetaios.config import Settings
 from llm_kinetaios.embeddings import embed_passages, embed_query, to_blob
-from llm_kinetaios.recall import asks_about_user, is_cjk, recall
+from llm_kinetaios.recall import about_user_margins, is_cjk, recall
 
 
 def test_default_model_loads_offline_and_is_normalised(e5):
@@ -76,7 +76,7 @@ def test_mixed_store_ranks_the_other_language_fact_above_same_language_ones(stor
 def test_chinese_question_recalls_a_chinese_fact(store, e5):
     # A Chinese user asking in Chinese: between CJK texts e5's scores spread
     # less, and the fact stands below the full margin bar; the lower bar of
-    # its script pair (recall.script_pair_bars) lets it through.
+    # its script pair (recall.clears_lower_bar) lets it through.
     seeded(store, e5, CHINESE_DISTRACTORS + ["用户住在柏林"])
     result = recall(store, "我住在哪里？", Settings(), embedding_model=e5)
     assert result.method == "hybrid"
@@ -93,22 +93,26 @@ def test_unrelated_chinese_prompt_injects_nothing_from_a_chinese_store(store, e5
 
 
 def test_unrelated_chinese_prompt_injects_nothing_from_an_english_store(store, e5):
-    # Across scripts the lower bars apply only to a query about the user
-    # (recall.asks_about_user); this request cleared them before.
+    # Across scripts the lower bar needs a query about the user
+    # (recall.about_user_margins); this request cleared a lower bar once.
     seeded(store, e5, DISTRACTORS + ["User is allergic to peanuts"])
     result = recall(store, "把“早上好”翻译成法语。", Settings(), embedding_model=e5)
     assert result.method == "none" and result.memories == []
 
 
-@pytest.mark.parametrize("query, about_user", [
-    ("What food allergies does the user have?", True), ("Where does my sister live?", True),
-    ("我对什么食物过敏？", True), ("用户住在哪里?", True),
-    ("Explain how TCP congestion control works.", False), ("把“早上好”翻译成法语。", False),
-    ("写一首关于大海的诗。", False),
-])
-def test_asks_about_user(e5, query, about_user):
-    vector = embed_query(e5, query)
-    assert asks_about_user(e5, vector, is_cjk(query), e5.default_min_margin) is about_user
+QUESTIONS_ABOUT_THE_USER = ["What food allergies does the user have?", "Where does my sister live?",
+                             "我对什么食物过敏？", "用户住在哪里?"]
+REQUESTS = ["Explain how TCP congestion control works.", "把“早上好”翻译成法语。", "写一首关于大海的诗。",
+            "Write a thank-you card for my piano teacher.", "帮我给表弟写一段毕业祝福。"]
+
+
+def test_questions_about_the_user_read_more_personal_than_requests(e5):
+    # Personal-sounding writing requests included: they are everyday requests
+    # (recall.REQUEST_PROMPTS), not questions about the user.
+    def about(text):
+        return about_user_margins(e5, embed_query(e5, text), is_cjk(text), e5.default_min_margin)
+
+    assert min(map(about, QUESTIONS_ABOUT_THE_USER)) > max(map(about, REQUESTS))
 
 
 @pytest.mark.parametrize("prompt", [

@@ -7,13 +7,11 @@ from llm.parts import Message, TextPart
 from llm_kinetaios.config import Settings
 from llm_kinetaios.embeddings import embed_passages, embed_query, to_blob
 from llm_kinetaios.recall import (
-    ABOUT_USER_MARGINS,
-    CLEARLY_ABOUT_USER_MARGINS,
     KEYWORD_WEIGHT,
     SCORE_WEIGHT,
     _by_spread,
     about_user_margins,
-    asks_about_user,
+    clears_lower_bar,
     format_block,
     keywords_where_blind,
     named_months,
@@ -21,7 +19,7 @@ from llm_kinetaios.recall import (
     recall_query,
     score_fusion,
     script_free_deviation,
-    script_pair_bars,
+    script_margins,
 )
 from test_embeddings import CHINESE_DISTRACTORS, DISTRACTORS, seeded
 
@@ -386,24 +384,52 @@ def test_spread_judge_is_asked_only_when_the_margin_bars_find_too_few(store, emb
     assert asked == [1]
 
 
-def test_script_pair_bars():
-    # A query that is not about the user keeps the full bars in every pair;
-    # one about the user gets the lowest bars across scripts and a bar
-    # between for CJK on CJK, English on English keeping the full bars
-    # (LoCoMo's case); one clearly about the user gets at most half the bars
-    # in every pair.
-    about, clearly = ABOUT_USER_MARGINS, CLEARLY_ABOUT_USER_MARGINS
+def test_clears_lower_bar():
+    # Below the full bars, a memory counts by how far the query reads as
+    # about the user and how far the memory stands out in its script pair:
+    # across scripts (compressed scores) it needs the least, CJK on CJK more,
+    # English on English (LoCoMo's case) the most.
+    question = 0.4  # margins closer to the questions about the user
+    assert clears_lower_bar(question, 0.15, query_cjk=True, memory_cjk=False)
+    assert clears_lower_bar(question, 0.15, query_cjk=False, memory_cjk=True)
+    assert not clears_lower_bar(question, 0.15, query_cjk=True, memory_cjk=True)
+    assert clears_lower_bar(question, 0.3, query_cjk=True, memory_cjk=True)
+    assert not clears_lower_bar(question, 0.3, query_cjk=False, memory_cjk=False)
+    assert clears_lower_bar(question, 0.6, query_cjk=False, memory_cjk=False)
+    # The more personal the query, the less the memory needs.
+    assert clears_lower_bar(0.42, 0.3, query_cjk=False, memory_cjk=False)
+    # A request that reads as about no one gets nothing below the full bar
+    # (a margin of 1) in any pair.
     for query_cjk in (False, True):
         for memory_cjk in (False, True):
-            assert script_pair_bars(query_cjk, memory_cjk, about - 0.01) is None
-    assert script_pair_bars(query_cjk=False, memory_cjk=False, about_user=about) is None
-    cross = script_pair_bars(query_cjk=True, memory_cjk=False, about_user=about)
-    assert cross == script_pair_bars(query_cjk=False, memory_cjk=True, about_user=about)
-    same = script_pair_bars(query_cjk=True, memory_cjk=True, about_user=about)
-    assert cross[0] < same[0] < 1 and cross[1] < same[1] < 1
-    assert script_pair_bars(False, False, clearly) == (0.5, 0.5)
-    assert script_pair_bars(True, True, clearly) == (0.5, 0.5)
-    assert script_pair_bars(True, False, clearly) == cross  # already lower
+            assert not clears_lower_bar(0.1, 0.99, query_cjk, memory_cjk)
+
+
+def test_script_margins_centre_each_script_of_a_store_of_two_scripts(store, embed):
+    import numpy as np
+
+    english = [f"User fact number {i}" for i in range(8)]
+    chinese = [f"用户的第{i}个事实" for i in range(8)]
+    add(store, embed, english + chinese)
+    ids, _ = store.current_vectors("fake-embed")
+    content = {m.id: m.content for m in store.get_many(list(ids))}
+    # Chinese memories score 0.1 higher across the board, as a Chinese query's
+    # script bias would lift them.
+    score = np.array([0.1 + 0.01 * i if content[m] in chinese else 0.01 * i
+                      for i, m in enumerate(ids)])
+    inscope = np.ones(len(ids), dtype=bool)
+    margin = score - score.mean()
+    ranked_by = script_margins(store, ids, score, margin, inscope)
+    for group in (chinese, english):
+        rows = [i for i, m in enumerate(ids) if content[m] in group]
+        assert abs(ranked_by[rows].mean()) < 1e-9
+    # One script with fewer than MIN_STATS memories: the store's average.
+    store.delete([m for m in ids if content[m] in chinese[1:]])
+    ids, _ = store.current_vectors("fake-embed")
+    score = np.linspace(0, 0.1, len(ids))
+    margin = score - score.mean()
+    assert (script_margins(store, ids, score, margin, np.ones(len(ids), dtype=bool))
+            == margin).all()
 
 
 # The real model from here on (test_embeddings' stores): the rules below are
@@ -416,12 +442,14 @@ def test_script_pair_bars():
 ])
 def test_english_question_clearly_about_the_user_recalls_a_fact_below_the_full_bars(
         store, e5, fact, question):
-    # English on English has the full bars only, and the fact stands below
-    # them; the question reads clearly as about the user, so half the bars do.
+    # The fact stands below the full bars; the question reads clearly as
+    # about the user (more than a personal-sounding writing request), so the
+    # lower bar of English on English lets it through.
     seeded(store, e5, DISTRACTORS + [fact])
     vector = embed_query(e5, question)
+    request = embed_query(e5, "Write a thank-you note to my neighbour.")
     assert about_user_margins(e5, vector, False, e5.default_min_margin) \
-        >= CLEARLY_ABOUT_USER_MARGINS
+        > about_user_margins(e5, request, False, e5.default_min_margin)
     result = recall(store, question, Settings(), embedding_model=e5)
     assert result.method == "hybrid"
     assert result.memories[0].content == fact
@@ -432,7 +460,8 @@ def test_chinese_request_not_about_the_user_gets_no_lower_bar_on_chinese_memorie
     # (three quarters of the full ones) let it inject before.
     prompt = "给这家咖啡店的评论打分：咖啡不错，但是很吵。"
     seeded(store, e5, CHINESE_DISTRACTORS + ["用户对花生过敏"])
-    assert not asks_about_user(e5, embed_query(e5, prompt), True, e5.default_min_margin)
+    about = about_user_margins(e5, embed_query(e5, prompt), True, e5.default_min_margin)
+    assert not clears_lower_bar(about, 0.99, query_cjk=True, memory_cjk=True)
     result = recall(store, prompt, Settings(), embedding_model=e5)
     assert result.method == "none" and result.memories == []
 
