@@ -51,10 +51,12 @@ ranking.
 from __future__ import annotations
 
 import datetime
+import functools
 import logging
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from .config import Settings
@@ -975,7 +977,35 @@ USER_PROMPTS = {  # the same kind of question, in the third person
     ],
 }
 PRIORS_FILENAME = "kinetaios-query-priors.json"
+# The prompt banks' mean vectors for the default embedding model, computed
+# once and shipped, so that no user's turn waits for 120 prompts to be
+# embedded (about 3 s a script with e5). Rebuilt by
+# ``python benchmarks/ship_query_priors.py`` when a bank changes; a test
+# holds the file to the banks' current text.
+SHIPPED_PRIORS = Path(__file__).resolve().parent / "data" / "query_priors.json"
+PRIOR_BANKS = {"generic": GENERIC_PROMPTS, "everyday": EVERYDAY_PROMPTS,
+               "personal": PERSONAL_PROMPTS, "user": USER_PROMPTS}
 _priors: dict[tuple[str, str, int], "np.ndarray"] = {}
+
+
+def prior_entry(model_id: str, script: str, texts: Sequence[str]) -> str:
+    "The key of one bank's mean vector: model, script and a digest of the prompts."
+    import hashlib
+
+    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+    return f"{model_id} {script} {digest}"
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_priors() -> dict:
+    "The shipped mean vectors (entry -> list of floats); empty if the file is missing or bad."
+    import json
+
+    try:
+        saved = json.loads(SHIPPED_PRIORS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return saved if isinstance(saved, dict) else {}
 
 
 def query_prior(model, script: str, prompts: dict | None = None) -> "np.ndarray | None":
@@ -985,10 +1015,10 @@ def query_prior(model, script: str, prompts: dict | None = None) -> "np.ndarray 
     Embedding the 24 generic prompts costs about half a second with e5 (one batched
     call for a model without ``embed_query``, such as a remote one), so the
     vector is kept in ``kinetaios-query-priors.json`` in llm's user
-    directory, keyed by model and prompt text. None if the model cannot
+    directory, keyed by model and prompt text; the default model's are
+    shipped with the package (``SHIPPED_PRIORS``). None if the model cannot
     embed them.
     """
-    import hashlib
     import json
 
     import llm
@@ -1000,8 +1030,10 @@ def query_prior(model, script: str, prompts: dict | None = None) -> "np.ndarray 
     key = (model.model_id, script, hash(tuple(texts)))
     if key in _priors:
         return _priors[key]
-    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
-    entry = f"{model.model_id} {script} {digest}"
+    entry = prior_entry(model.model_id, script, texts)
+    if isinstance(shipped_priors().get(entry), list):
+        _priors[key] = np.asarray(shipped_priors()[entry], dtype=np.float32)
+        return _priors[key]
     path = llm.user_dir() / PRIORS_FILENAME
     try:
         saved = json.loads(path.read_text())

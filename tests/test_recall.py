@@ -249,6 +249,39 @@ def test_generic_prompt_vector_is_computed_once_and_kept_in_the_user_dir(embed, 
     assert not np.allclose(recall_module.query_prior(embed, "cjk"), vector)
 
 
+def test_the_default_models_prompt_banks_are_shipped_for_their_current_text():
+    "A bank edited without running benchmarks/ship_query_priors.py would make users' turns embed it."
+    from llm_kinetaios import recall as recall_module
+    from llm_kinetaios.embeddings import MultilingualE5Small
+
+    shipped = recall_module.shipped_priors()
+    model_id = MultilingualE5Small().model_id
+    for bank in recall_module.PRIOR_BANKS.values():
+        for script, texts in bank.items():
+            vector = shipped.get(recall_module.prior_entry(model_id, script, texts))
+            assert isinstance(vector, list) and len(vector) == 384
+
+
+def test_a_shipped_prior_is_used_without_embedding_anything(user_path):
+    import numpy as np
+
+    from llm_kinetaios import recall as recall_module
+    from llm_kinetaios.embeddings import MultilingualE5Small
+
+    class Refuses:
+        model_id = MultilingualE5Small().model_id
+
+        def embed_multi(self, texts):
+            raise AssertionError("a shipped prior was embedded again")
+
+    recall_module._priors.clear()
+    vectors = {script: recall_module.query_prior(Refuses(), script, recall_module.EVERYDAY_PROMPTS)
+               for script in ("other", "cjk")}
+    assert all(vector is not None and vector.shape == (384,) for vector in vectors.values())
+    assert not np.allclose(vectors["other"], vectors["cjk"])
+    assert not (llm.user_dir() / recall_module.PRIORS_FILENAME).exists()
+
+
 def at(year, month, day=15):
     "Milliseconds since the epoch of noon, local time, on that day."
     import datetime
