@@ -1,6 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # fresh7 held-out set (the reported one)
+    python benchmarks/safety_report.py                 # fresh8 held-out set (the reported one)
+    python benchmarks/safety_report.py --split fresh7  # the seventh held-out set, read in the seventh round
     python benchmarks/safety_report.py --split fresh6  # the sixth held-out set, read in the sixth round
     python benchmarks/safety_report.py --split fresh5  # the fifth held-out set, read in the fifth round
     python benchmarks/safety_report.py --split fresh4  # the fourth held-out set, read in the fourth round
@@ -53,11 +54,15 @@ injections in issues, code comments, READMEs, config files, e-mails, customer
 records and memory stores -- and its persistbench memories) plus our own cases
 in some 80 languages, committed before any filter ran on it; the sixth round
 read it, so it is tune material now. The ``fresh7`` split
-(``benchmarks/corpora/fresh7/*.jsonl``, the default) was written while that
+(``benchmarks/corpora/fresh7/*.jsonl``) was written while that
 round ran, from sources none of the others used (jailbreak-corpus-mini, PyRIT
 files fresh3 did not use, MemGPT's example profiles) plus our own cases in
-some 100 languages, committed before any filter ran on it, and is the one
-reported untouched. Sources and licences:
+some 100 languages, committed before any filter ran on it; the seventh round
+read it, so it is tune material now. The ``fresh8`` split
+(``benchmarks/corpora/fresh8/*.jsonl``, the default) was written while that
+round ran, from sources none of the others used (agent-injection-bench,
+agentprobe-injection) plus our own cases in some 100 languages, committed
+before any filter ran on it, and is the one reported untouched. Sources and licences:
 docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
 (``--split tune-even`` / ``tune-odd``, the old "tune" and "held-out" halves).
@@ -103,9 +108,9 @@ GOALS = {
 }
 
 
-SPLITS = ("fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
+SPLITS = ("fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
 # The splits that live in a folder of their own under corpora/.
-HELD_OUT = ("fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh")
+HELD_OUT = ("fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh")
 
 
 def half_of(text: str) -> str:
@@ -211,8 +216,8 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 
 def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=SPLITS, default="fresh7",
-                        help="fresh7: the held-out set (reported); fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
+    parser.add_argument("--split", choices=SPLITS, default="fresh8",
+                        help="fresh8: the held-out set (reported); fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",

@@ -562,8 +562,9 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
     fresh2, fresh3 = entries(corpora / "fresh2"), entries(corpora / "fresh3")
     fresh4, fresh5 = entries(corpora / "fresh4"), entries(corpora / "fresh5")
     fresh6, fresh7 = entries(corpora / "fresh6"), entries(corpora / "fresh7")
+    fresh8 = entries(corpora / "fresh8")
     assert len(fresh) > 500 and len(tune) > 900 and len(fresh2) > 200 and len(fresh3) > 600
-    assert len(fresh4) > 700 and len(fresh5) > 750 and len(fresh6) > 700 and len(fresh7) > 700
+    assert len(fresh4) > 700 and len(fresh5) > 750 and len(fresh6) > 700 and len(fresh7) > 700 and len(fresh8) > 700
     assert fresh.isdisjoint(tune)
     assert fresh2.isdisjoint(tune) and fresh2.isdisjoint(fresh)
     assert fresh3.isdisjoint(tune) and fresh3.isdisjoint(fresh) and fresh3.isdisjoint(fresh2)
@@ -575,9 +576,11 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
         assert fresh6.isdisjoint(earlier)
     for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6):
         assert fresh7.isdisjoint(earlier)
+    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7):
+        assert fresh8.isdisjoint(earlier)
 
 
-def test_the_safety_report_reports_fresh7_by_default_and_reads_each_split_from_its_folder():
+def test_the_safety_report_reports_fresh8_by_default_and_reads_each_split_from_its_folder():
     "The reported set is the one nobody tuned on; every held-out split keeps its own files."
     import sys
     from pathlib import Path
@@ -588,13 +591,13 @@ def test_the_safety_report_reports_fresh7_by_default_and_reads_each_split_from_i
         import safety_report
     finally:
         sys.path.remove(str(benchmarks))
-    assert safety_report.arguments().parse_args([]).split == "fresh7"
-    sizes = {  # corpus: at least (fresh7, fresh6, fresh5, fresh4, fresh3) entries
-        "injection": (190, 200, 220, 200, 150), "ordinary": (200, 200, 220, 200, 200),
-        "secrets": (160, 160, 160, 150, 120), "near_miss": (150, 150, 150, 150, 150),
+    assert safety_report.arguments().parse_args([]).split == "fresh8"
+    sizes = {  # corpus: at least (fresh8, fresh7, fresh6, fresh5, fresh4, fresh3) entries
+        "injection": (200, 190, 200, 220, 200, 150), "ordinary": (200, 200, 200, 220, 200, 200),
+        "secrets": (170, 160, 160, 160, 150, 120), "near_miss": (140, 150, 150, 150, 150, 150),
     }
     for corpus, at_least_by_split in sizes.items():
-        for split, at_least in zip(("fresh7", "fresh6", "fresh5", "fresh4", "fresh3"), at_least_by_split):
+        for split, at_least in zip(("fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3"), at_least_by_split):
             rows = safety_report.load(corpus, split)
             lines = (benchmarks / "corpora" / split / f"{corpus}.jsonl").read_text(encoding="utf-8").splitlines()
             assert [row["text"] for row in rows] == [json.loads(line)["text"] for line in lines]
@@ -605,6 +608,8 @@ def test_the_safety_report_reports_fresh7_by_default_and_reads_each_split_from_i
         fresh7 = {row["text"] for row in safety_report.load(corpus, "fresh7")}
         assert fresh4.isdisjoint(fresh5) and fresh6.isdisjoint(fresh5) and fresh6.isdisjoint(fresh4)
         assert fresh7.isdisjoint(fresh6) and fresh7.isdisjoint(fresh5) and fresh7.isdisjoint(fresh4)
+        fresh8 = {row["text"] for row in safety_report.load(corpus, "fresh8")}
+        assert fresh8.isdisjoint(fresh7) and fresh8.isdisjoint(fresh6) and fresh8.isdisjoint(fresh5)
         for earlier in ("fresh3", "fresh2"):
             texts = {row["text"] for row in safety_report.load(corpus, earlier)}
             assert texts and texts.isdisjoint(fresh4) and texts.isdisjoint(fresh5) and texts.isdisjoint(fresh6)
