@@ -1,5 +1,5 @@
-"""The data of benchmarks/bilingual_recall.py: the fresh and fresh2 splits are whole,
-bilingual and share nothing with the splits recall was tuned and reported on.
+"""The data of benchmarks/bilingual_recall.py: the fresh, fresh2 and fresh3 splits are
+whole, bilingual and share nothing with the splits recall was tuned and reported on.
 
 The data is read the way the benchmark reads it (its load_facts and
 load_prompts), so a file the benchmark cannot parse fails here.
@@ -22,6 +22,9 @@ CHINESE_COLUMNS = ("zh_third", "zh_first", "q_zh")
 # benchmark does not list it yet: its files are named here.
 FRESH2_FACTS = "bilingual_facts_fresh2.tsv"
 FRESH2_PROMPTS = {"en": "offtopic_prompts_fresh2.jsonl", "zh": "offtopic_prompts_fresh2_zh.jsonl"}
+# fresh3 (issue 15) likewise waits for the recall round after that one.
+FRESH3_FACTS = "bilingual_facts_fresh3.tsv"
+FRESH3_PROMPTS = {"en": "offtopic_prompts_fresh3.jsonl", "zh": "offtopic_prompts_fresh3_zh.jsonl"}
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +161,62 @@ def test_the_fresh2_off_topic_prompts_share_nothing_with_the_earlier_prompts(ben
     earlier = {normalised(text) for split in ("tune", "held-out", "fresh")
                for texts in bench.load_prompts(split).values() for text in texts}
     assert earlier and earlier.isdisjoint(fresh2)
+
+
+def test_the_fresh3_facts_have_48_lines_with_every_column_filled(bench):
+    fresh3 = bench.load_facts(FRESH3_FACTS)
+    earlier = bench.load_facts(FRESH2_FACTS)
+    assert len(fresh3) == 48
+    assert list(fresh3[0]) == list(earlier[0])
+    assert {line["split"] for line in fresh3} == {"fresh3"}
+    assert len({line["id"] for line in fresh3}) == 48
+    empty = [(line["id"], column) for line in fresh3 for column, value in line.items()
+             if not (value or "").strip()]
+    assert empty == []
+    for column in FACT_COLUMNS:
+        assert len({normalised(line[column]) for line in fresh3}) == 48, column
+
+
+def test_the_fresh3_facts_are_chinese_in_the_chinese_columns_only(bench):
+    fresh3 = bench.load_facts(FRESH3_FACTS)
+    not_chinese = [(line["id"], c) for line in fresh3 for c in CHINESE_COLUMNS if not CJK.search(line[c])]
+    chinese_in_english = [(line["id"], c) for line in fresh3 for c in FACT_COLUMNS
+                          if c not in CHINESE_COLUMNS and CJK.search(line[c])]
+    assert not_chinese == [] and chinese_in_english == []
+
+
+@pytest.mark.parametrize("earlier_file", ["bilingual_facts.tsv", "bilingual_facts_fresh.tsv", FRESH2_FACTS])
+def test_the_fresh3_facts_share_no_fact_or_question_with_the_earlier_files(bench, earlier_file):
+    fresh3 = bench.load_facts(FRESH3_FACTS)
+    earlier = bench.load_facts(earlier_file)
+    assert len(earlier) == 48
+    earlier_texts = {normalised(line[c]) for line in earlier for c in FACT_COLUMNS}
+    shared = [(line["id"], c) for line in fresh3 for c in FACT_COLUMNS
+              if normalised(line[c]) in earlier_texts]
+    assert shared == []
+    assert {line["id"] for line in fresh3}.isdisjoint(line["id"] for line in earlier)
+
+
+def test_the_fresh3_off_topic_prompts_pair_english_with_chinese(bench):
+    rows = {language: read_prompt_rows(bench, name) for language, name in FRESH3_PROMPTS.items()}
+    assert len(rows["en"]) == len(rows["zh"]) == 60
+    pairs = [(en["question_id"], en["category"], en["split"]) for en in rows["en"]]
+    assert pairs == [(zh["question_id"], zh["category"], zh["split"]) for zh in rows["zh"]]
+    assert len({question_id for question_id, _, _ in pairs}) == 60
+    assert {split for _, _, split in pairs} == {"fresh3"}
+    assert all(row["prompt"].strip() and row["source"].strip() for lines in rows.values() for row in lines)
+    # 45 from the third-party set, 15 written in Chinese for this project
+    third_party = [row for row in rows["en"] if row["source"].startswith("FreshQA")]
+    assert len(third_party) == 45
+    assert all(len(row["prompt"]) <= 400 for row in third_party)
+    assert all(CJK.search(row["prompt"]) for row in rows["zh"])
+    assert not any(CJK.search(row["prompt"]) for row in rows["en"])
+
+
+def test_the_fresh3_off_topic_prompts_share_nothing_with_the_earlier_prompts(bench):
+    fresh3 = [normalised(row["prompt"]) for name in FRESH3_PROMPTS.values() for row in read_prompt_rows(bench, name)]
+    assert len(set(fresh3)) == len(fresh3)
+    earlier = {normalised(text) for split in ("tune", "held-out", "fresh")
+               for texts in bench.load_prompts(split).values() for text in texts}
+    earlier |= {normalised(row["prompt"]) for name in FRESH2_PROMPTS.values() for row in read_prompt_rows(bench, name)}
+    assert earlier and earlier.isdisjoint(fresh3)
