@@ -355,7 +355,8 @@ def peaked_best(store, ids, margins, inscope, query_cjk: bool) -> int | None:
     import numpy as np
 
     rows = np.flatnonzero(inscope)
-    rows = rows[np.argsort(-margins[rows])[:MAX_BORDERLINE]]
+    if len(rows) > MAX_BORDERLINE:  # the best few, without sorting a big store
+        rows = rows[np.argpartition(-margins[rows], MAX_BORDERLINE - 1)[:MAX_BORDERLINE]]
     if not len(rows):
         return None
     cjk = cjk_ids(store, [ids[i] for i in rows])
