@@ -16,9 +16,7 @@ every memory by meaning, in three steps (figures: docs/recall.md):
    a memory below them may count by how far the query reads as a question
    about the user (``about_user_margins``, against a bank of everyday
    requests) and how far it stands out in its script pair, scores across
-   scripts and between CJK texts being compressed (``clears_lower_bar``);
-   failing that, one memory standing alone far above the rest, for a query
-   that reads at least somewhat about the user (``peaked_best``).
+   scripts and between CJK texts being compressed (``clears_lower_bar``).
    When these still find too few, the spread judge (``_by_spread``) lets a
    memory somewhat less far above the average count, if the query spreads
    the store's scores wide (an unrelated prompt scores a store flat). If fewer than
@@ -193,9 +191,8 @@ MIN_STATS = 8
 # to my teacher") reads somewhat personal; questions about the user read far
 # more so. Chosen on the tune and held-out splits of bilingual_recall.py
 # together (the best mean R@5 with off-topic at most 10% on every store and
-# LoCoMo not lower), then checked on the fresh split; lowered from 0.4375
-# with the sixth round's requests, chosen on all four splits: docs/recall.md.
-LOWER_BAR = 0.4125
+# LoCoMo not lower), then checked on the fresh split: docs/recall.md.
+LOWER_BAR = 0.4375
 LOWER_BAR_WEIGHT = 0.075
 # A margin, in margins, counts this much less in each script pair: e5's
 # scores are compressed across scripts (a Chinese question, an English
@@ -204,19 +201,6 @@ LOWER_BAR_WEIGHT = 0.075
 # ones.
 PAIR_MARGIN_SCALES = {"cross": 0.25, "cjk": 0.5, "other": 1.0}
 MAX_BORDERLINE = 50  # memories whose script is read per query, at most
-# A peaked store (issue 15, sixth round): when the lines above find nothing,
-# one memory still counts if the query reads at least PEAK_ABOUT_USER
-# margins about the user and that memory stands alone: PEAK_MARGINS above
-# the average (in margins; scores across scripts are compressed) and
-# PEAK_GAP margins clear of the runner-up, in its script pair's margins
-# (``peaked_best``). A request that needs a fact about its asker ("How do I
-# clear the cache in my browser?", "Book me a table for Wednesday") reads
-# little about the user, but the one fact it needs stands out; an unrelated
-# request lifts several memories about evenly. Chosen on all four splits of
-# bilingual_recall.py (docs/recall.md).
-PEAK_ABOUT_USER = 0.2
-PEAK_MARGINS = {"cross": 0.5, "cjk": 0.7, "other": 0.7}
-PEAK_GAP = 0.1
 # A score this many margins above the generic prompt's counts on its own,
 # even where the whole store is on the query's subject and so the average is
 # high (a small store about one thing; LoCoMo questions fire 94% instead of 93%).
@@ -340,34 +324,7 @@ def _by_margin(store, ids, score, inscope, settings, embedding_model, query_cjk,
             i for i in borderline
             if clears_lower_bar(about, margin[i] / min_margin, query_cjk, ids[i] in cjk)
         ]] = True
-    if int(relevant.sum()) < max(settings.min_cosine_hits, 1) and about >= PEAK_ABOUT_USER:
-        best = peaked_best(store, ids, margin / min_margin, inscope, query_cjk)
-        if best is not None:
-            relevant[best] = True
     return margin, relevant
-
-
-def peaked_best(store, ids, margins, inscope, query_cjk: bool) -> int | None:
-    """The index of the memory that stands out alone, or None: the best by
-    margins of its script pair must stand ``PEAK_MARGINS`` above the average
-    and ``PEAK_GAP`` clear of the runner-up (both in margins of the best's
-    pair). Only the ``MAX_BORDERLINE`` best by margin are read."""
-    import numpy as np
-
-    rows = np.flatnonzero(inscope)
-    if len(rows) > MAX_BORDERLINE:  # the best few, without sorting a big store
-        rows = rows[np.argpartition(-margins[rows], MAX_BORDERLINE - 1)[:MAX_BORDERLINE]]
-    if not len(rows):
-        return None
-    cjk = cjk_ids(store, [ids[i] for i in rows])
-    pairs = ["cross" if query_cjk != (ids[i] in cjk) else "cjk" if query_cjk else "other"
-             for i in rows]
-    scaled = np.array([margins[i] / PAIR_MARGIN_SCALES[pair] for i, pair in zip(rows, pairs)])
-    order = np.argsort(-scaled)
-    best, pair = int(rows[order[0]]), pairs[order[0]]
-    runner_up = scaled[order[1]] if len(order) > 1 else -math.inf
-    gap = (scaled[order[0]] - runner_up) * PAIR_MARGIN_SCALES[pair]
-    return best if margins[best] >= PEAK_MARGINS[pair] and gap >= PEAK_GAP else None
 
 
 def clears_lower_bar(about_user: float, margins: float, query_cjk: bool,
@@ -741,12 +698,11 @@ GENERIC_PROMPTS = {
 }
 # More everyday requests, of the kinds people send an assistant: writing
 # (some of it for someone in the asker's life: "a thank-you note to my
-# teacher"), coding, maths and science, advice, facts, business and
-# marketing, role play. Their mean, with
+# teacher"), coding, maths and science, advice, facts. Their mean, with
 # GENERIC_PROMPTS', is the other side of about_user_margins: against the 24
 # short, impersonal prompts alone, a writing request read as a question
-# about the user. Written for this project, not taken from MT-Bench,
-# LongBench-Write or HELM (the off-topic measures of docs/recall.md).
+# about the user. Written for this project, not taken from MT-Bench or
+# LongBench-Write (the off-topic measures of docs/recall.md).
 REQUEST_PROMPTS = {
     "other": [
         "Write a 300-word short story about a lighthouse keeper who finds a message in a bottle.",
@@ -844,32 +800,6 @@ REQUEST_PROMPTS = {
         "What is the difference between weather and climate?",
         "Give me five interesting facts about octopuses.",
         "Explain the rules of chess for a beginner.",
-        # Business, marketing and sales requests, some of them phrased in the
-        # first person (issue 15, sixth round: such requests read as about
-        # the user when these were missing).
-        "Write three Instagram captions for a bakery's new sourdough loaf.",
-        "Suggest ways a small online shop can win more customers.",
-        "Draft a cold email to a potential client offering web design services.",
-        "List five features that would make a fitness app more engaging.",
-        "How should a freelancer price a logo design project?",
-        "Write a LinkedIn post announcing that a company has opened a new office.",
-        "What should a startup consider before hiring its first salesperson?",
-        "Give me tips for running a successful product launch.",
-        "Write a five-question customer survey for a coffee shop.",
-        "How do I politely turn down a coworker who asks for help?",
-        "Write a sales pitch for a subscription box of healthy snacks.",
-        "Is paying for online ads worth it for a small restaurant?",
-        "Write a tweet announcing a new feature of a photo-editing app.",
-        "Suggest three ways to make a budgeting app easier for new users.",
-        "Sort these sales leads by how likely they are to buy.",
-        "Write a short bio for a florist's website.",
-        "Draft an email asking customers to review their recent purchase.",
-        "What makes a good loyalty programme for a hair salon?",
-        # Role play, which read as about the user when missing.
-        "Pretend to be a pirate captain and answer my questions in character.",
-        "Act as a travel agent and help me plan a trip to Portugal.",
-        "You are a detective in 1920s London. Stay in character for the rest of our chat.",
-        "Play the role of an interviewer and ask me questions for a marketing job.",
     ],
     "cjk": [
         "写一篇300字的短篇小说，讲一个灯塔看守人捡到漂流瓶里的信。",
@@ -967,28 +897,6 @@ REQUEST_PROMPTS = {
         "天气和气候有什么区别？",
         "告诉我关于章鱼的五个有趣的事实。",
         "给初学者讲讲国际象棋的规则。",
-        "给一家面包店的新款酸面包写三条Instagram文案。",
-        "一家小网店怎样才能吸引更多顾客？给些建议。",
-        "给潜在客户写一封推销网页设计服务的陌生邮件。",
-        "列出五个能让健身应用更吸引人的功能。",
-        "自由职业者接一个标志设计的活，该怎么报价？",
-        "写一条领英帖子，宣布公司开了新办公室。",
-        "创业公司招第一个销售之前应该考虑什么？",
-        "怎样办好一场新品发布会？给些建议。",
-        "为一家咖啡店设计一份有五个问题的顾客问卷。",
-        "同事找我帮忙，我怎么礼貌地拒绝？",
-        "为一款健康零食订阅盒写一段推销词。",
-        "小餐馆花钱投网络广告值得吗？",
-        "写一条推文，宣布一款修图应用的新功能。",
-        "提出三个办法，让记账应用对新用户更友好。",
-        "把这些销售线索按成交可能性排个序。",
-        "为一家花店的网站写一段简短的介绍。",
-        "起草一封邮件，请顾客给最近买的东西写评价。",
-        "理发店的会员积分计划怎样设计才好？",
-        "假装你是一位海盗船长，用这个角色回答我的问题。",
-        "请扮演旅行社顾问，帮我规划一趟葡萄牙之旅。",
-        "你是上世纪二十年代伦敦的一名侦探，接下来的对话里一直保持这个角色。",
-        "扮演面试官，问我一些应聘市场营销岗位的问题。",
     ],
 }
 EVERYDAY_PROMPTS = {script: GENERIC_PROMPTS[script] + REQUEST_PROMPTS[script]
