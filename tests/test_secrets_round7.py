@@ -1,0 +1,184 @@
+"""The seventh secrets round of issue 16 (fresh7 read): one test per cause
+found, with new sentences (not the corpus entries), and beside each the
+neighbour that must stay a fact: an id with a wrong check digit, a code
+that opens nothing, a function named like a token, a reference in place of
+a password.
+
+Id numbers and cards here carry check digits worked out for these tests;
+their neighbours are the same numbers with the last digit changed, so the
+tests hold the check, not one value.
+"""
+
+import pytest
+
+from llm_kinetaios.secret_filter import secret_reason
+
+# --- Provider tokens by their documented prefixes --------------------------------------
+
+TOKENS = [
+    "LangSmith key: lsv2_sk_" + "3f9a0c1e7b2d4a6f8e0c2b4d6f8a0c1e" + "_" + "9d8c7b6a5f",
+    "The label printer uses shippo_test_" + "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c",
+    "Neon branch key napi_" + "k2m9x4p7q1w8e3r6t5y0u2i9o4p7a1s3d6f8g2h5j7k9l1z3x5c7v9b2n4m6q8w0",
+    "Chave do New Relic: NRAK-" + "Q7W2E9R4T1Y6U3I8O5P0A2S7D4F",
+    "gem push uses rubygems_" + "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718",
+    "Fireworks eval key: fw_" + "Q2m7Xk9Lp4Rt8Vz3Nc6Bh1Ws",
+]
+
+
+@pytest.mark.parametrize("text", TOKENS)
+def test_documented_token_prefixes_are_refused(text):
+    assert secret_reason(text) == "an API token or key"
+
+
+@pytest.mark.parametrize("text", [
+    "The addon calls napi_create_string_utf8 from the Node-API.",  # a function, not a Neon key
+    "The firmware flag fw_update_pending_reboot is set after flashing.",
+    "LangSmith tracing is on via LANGSMITH_TRACING=true.",
+])
+def test_names_that_share_a_prefix_stay(text):
+    assert secret_reason(text) is None
+
+
+# --- Passwords on command lines ---------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "sshpass -p 'Birch-Lake-42' ssh ops@10.0.0.5 uptime",
+    "sqlcmd -S sql01 -U sa -P 'Tern#Bay2024' -Q 'SELECT 1'",
+])
+def test_a_password_flag_of_sshpass_or_sqlcmd_is_refused(text):
+    assert secret_reason(text) == "a connection string with a password"
+
+
+@pytest.mark.parametrize("text", [
+    'sshpass -p "$SSHPASS" ssh ops@10.0.0.5 uptime',  # read from the environment
+    "psql -U postgres -p 5433 -d reports",  # -p is a port
+])
+def test_a_reference_or_a_port_on_a_command_line_stays(text):
+    assert secret_reason(text) is None
+
+
+def test_a_password_right_after_a_link_on_a_command_line_is_refused():
+    assert secret_reason("rclone config create s3 https://s3.example.net admin Harbor!Lamp-2025") is not None
+    assert secret_reason("rclone config create s3 https://s3.example.net admin eu-west-1") is None
+
+
+def test_a_version_after_a_link_in_prose_stays():
+    assert secret_reason("See https://github.com/acme/app#readme for Python3.12+ support.") is None
+
+
+# --- A generated password, wherever it stands -------------------------------------------
+
+def test_a_generated_password_without_a_password_word_is_refused():
+    assert secret_reason("The IT desk handed me Rv9#Tbkqwzpl3X on a sticky note.") == "a password or code"
+
+
+@pytest.mark.parametrize("text", [
+    "The client is built with http_client=DefaultAsyncHttpx2Client(",  # camelCase words
+    "The portal build uses Node18+Vite(5) and ships weekly.",
+])
+def test_identifiers_and_versions_are_not_generated_passwords(text):
+    assert secret_reason(text) is None
+
+
+def test_a_random_value_after_a_sigil_is_a_password_not_a_variable():
+    assert secret_reason("Yeni şifrem $kqzrtvwPLm_ oldu.") == "a password or code"
+    assert secret_reason("Yeni şifrem $HOME_PASSWORD değişkeninde duruyor.") is None
+
+
+# --- Codes and PINs in prose ---------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Der Safecode im Ferienhaus ist 7719.",  # a compound of what it opens
+    "Mijn pincode is 4417.",
+    "Dørkoden til opgangen er 2580.",
+    "The code for the padlock on the garden shed is 7-2-9-4.",  # seven words between
+    "Le code du portail de la résidence est A2816.",  # opens with a letter
+    "Back door keypad: 8824, then the hash key.",
+])
+def test_codes_that_open_something_are_refused(text):
+    assert secret_reason(text) == "a password or code"
+
+
+@pytest.mark.parametrize("text", [
+    "De postcode van het kantoor is 3511 AB.",
+    "Mijn pincode is gewijzigd in 2022.",
+    "The zip code for the cafe near the front gate is 94110.",
+    "Back door keypad: broken since March.",
+])
+def test_codes_that_open_nothing_or_hold_no_value_stay(text):
+    assert secret_reason(text) is None
+
+
+def test_serbian_password_word_but_not_a_product_code():
+    assert secret_reason("Моја шифра за банку је Тиса_Бачка19.") == "a password or code"
+    assert secret_reason("Šifra proizvoda je HR-5521 u katalogu.") is None
+    assert secret_reason("Шифрование AES-256 включено по умолчанию.") is None  # encryption, in Russian
+
+
+def test_bengali_pin_before_the_danda():
+    assert secret_reason("আমার কার্ডের পিন হলো 7391।") == "a password or code"
+    assert secret_reason("আমার পিন পরিবর্তন হয়েছে 2023 সালে।") is None
+
+
+# --- Recovery material ----------------------------------------------------------------------
+
+def test_spanish_backup_codes_of_letters_and_digits_are_refused():
+    assert secret_reason("Mis códigos de respaldo de Google: 4kf8tw2q, m7px3ra9") == "a password or code"
+    assert secret_reason("Códigos de respaldo: guardados en 1Password.") is None
+
+
+def test_a_seed_phrase_named_by_its_length_is_refused():
+    words = "lemon anchor violet timber quarry nectar bishop gravel ember saddle orbit walnut"
+    assert secret_reason(f"My 12-word phrase is: {words}") == "a password or code"
+    assert secret_reason("I wrote my 24-word phrase on a steel plate in the safe.") is None
+
+
+# --- National and tax ids ---------------------------------------------------------------------
+
+CHECKED_IDS = [
+    # (sentence, valid number, the same with a wrong check digit)
+    ("Mój NIP to {}.", "527-202-91-09", "527-202-91-08"),
+    ("Mi NIT como persona natural es {}.", "901.234.560-6", "901.234.560-7"),
+    ("Mi RUC es {} desde 2019.", "10721845937", "10721845938"),
+    ("O CNPJ da minha empresa individual é {}.", "11.222.333/0001-81", "11.222.333/0001-82"),
+    ("Her IRD number is {}.", "123-091-272", "123-091-273"),
+    ("Moj PIB je {}.", "101834714", "101834715"),
+]
+
+
+@pytest.mark.parametrize("sentence, good, bad", CHECKED_IDS)
+def test_short_id_names_count_with_their_own_check(sentence, good, bad):
+    assert secret_reason(sentence.format(good)) == "a national id number"
+    assert secret_reason(sentence.format(bad)) is None
+
+
+@pytest.mark.parametrize("text", [
+    "Hans samordningsnummer är 720371-2382.",
+    "Medicare card: 2953 18461 1, I'm second on it.",
+    "Његов ЈМБГ је 1507985710121.",
+    "Annemin kimlik numarası 38201564762.",
+    "Mon matricule national luxembourgeois est 1985071512345.",
+])
+def test_more_id_names_in_more_languages_are_refused(text):
+    assert secret_reason(text) == "a national id number"
+
+
+@pytest.mark.parametrize("text", [
+    "Medicare card renewed in March.",
+    "ЈМБГ има 13 цифара.",
+    "Nit: rename the variable on line 10721845937.",  # a review nit, not Colombia's NIT
+    "This is certdata.txt from NSS 3.41, released on 2018-12-03.",
+])
+def test_id_names_without_an_id_stay(text):
+    assert secret_reason(text) is None
+
+
+# --- Cards of national schemes --------------------------------------------------------------
+
+@pytest.mark.parametrize("good, bad", [
+    ("8600 1234 5678 9012", "8600 1234 5678 9013"),  # UzCard
+    ("9860 0123 4567 8903", "9860 0123 4567 8904"),  # Humo
+])
+def test_uzbek_cards_are_refused_when_luhn_holds(good, bad):
+    assert secret_reason(f"Karta raqamim {good}.") == "a payment card number"
+    assert secret_reason(f"Karta raqamim {bad}.") is None
