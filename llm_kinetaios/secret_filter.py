@@ -408,6 +408,8 @@ _PUBLIC_BLOB = re.compile(
     + r"|\b(?i:sha)(?:1|224|256|384|512)[:-][A-Za-z0-9+/=]{20,200}"
     r"|\bh1:[A-Za-z0-9+/=]{40,50}|\b(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|bafy[a-z2-7]{50,70}|bc1[a-z0-9]{25,90}|npub1[a-z0-9]{50,70}|0x[0-9a-fA-F]{40})\b"
     r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+    # what is named public or an address is meant to be shared: "minisign public key RWQf...", "Bitcoin address 1kcC..."
+    r"|(?i:public key|(?:bitcoin|btc|litecoin|ltc|wallet) address)\W{1,3}[A-Za-z0-9+/=]{25,120}"
     r"|\$(?:2[abxy]?|argon2(?:id|i|d)|[1567]|pbkdf2[\w-]{0,20}|scrypt|y|gy)\$[A-Za-z0-9./+=$,-]{10,300}"  # password hashes (crypt formats)
 )
 
@@ -732,8 +734,15 @@ def _not_a_prose_value(value: str) -> bool:
             or _is_reference(value) or bool(_PASSWORD_HASH.match(value)) or _names_a_secret(value))
 
 
+# A value cut short to its prefix: "sk-...", "ghp_…".
+_ELIDED = re.compile(r"[^\s.…]{1,8}(?:\.{3}|…)")
+
+
 def _prose_match_is_secret(pattern: re.Pattern, match: re.Match, folded: str) -> bool:
-    value = next((g for g in match.groups() if g), "").strip(".,;:!?)»”」’。，")
+    raw = next((g for g in match.groups() if g), "")
+    if _ELIDED.fullmatch(raw.rstrip(",;:!?)»”」’。，")):
+        return False
+    value = raw.strip(".,;:!?)»”」’。，")
     if _not_a_prose_value(value):
         return False
     quoted = match.group(0).rstrip()[-1:] in "\"'`»”」’"
@@ -956,7 +965,9 @@ def _national_id(plain: str, upper: str) -> bool:
 def _random_token(plain: str) -> bool:
     public = _PUBLIC_BLOB.sub(" ", plain)
     public = _URL.sub(_url_without_path, public)
-    return any(_looks_random(token) for token in _LONG_TOKEN.findall(public))
+    # a provider's sample key ("...bPxRfiCYEXAMPLEKEY") in a text that calls it a placeholder or example
+    sample = bool(_TEMPLATE_WORDS.search(plain))
+    return any(_looks_random(token) and not (sample and _placeholder_token(token)) for token in _LONG_TOKEN.findall(public))
 
 
 def secret_reason(text: str) -> str | None:

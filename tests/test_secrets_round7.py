@@ -182,3 +182,23 @@ def test_id_names_without_an_id_stay(text):
 def test_uzbek_cards_are_refused_when_luhn_holds(good, bad):
     assert secret_reason(f"Karta raqamim {good}.") == "a payment card number"
     assert secret_reason(f"Karta raqamim {bad}.") is None
+
+
+# --- What is public, a sample, or cut short stays ----------------------------------------------
+
+def test_a_providers_sample_key_called_a_placeholder_stays_but_alone_is_refused():
+    sample = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"  # AWS's documented sample secret key
+    assert secret_reason(f"The tutorial's placeholder value is {sample}; replace it with yours.") is None
+    assert secret_reason(f"aws_secret = {sample}") is not None
+
+
+def test_a_wallet_address_or_a_key_named_public_stays():
+    assert secret_reason("Donations go to the Bitcoin address 3Jq9wXtR4mKc7LpZ2vBn8YdHs6FgTa1Ue.") is None
+    assert secret_reason("Her signify public key RWTx8Lm2Qp7Zk4Vn9Bc3Hd6Jf1Gs5Ra0Yw8Ek2Ut7Io4Pn1Mb on the wiki.") is None
+    # the same blob with nothing calling it public is a key
+    assert secret_reason("Her key RWTx8Lm2Qp7Zk4Vn9Bc3Hd6Jf1Gs5Ra0Yw8Ek2Ut7Io4Pn1Mb on the wiki.") is not None
+
+
+def test_a_value_cut_short_to_its_prefix_stays():
+    assert secret_reason("The sample config shows ANTHROPIC_API_KEY=sk-ant-… as a hint.") is None
+    assert secret_reason("The config holds ANTHROPIC_API_KEY=sk-ant-q8Zr2LmX7pWc4Tn9Vb") is not None
