@@ -117,6 +117,12 @@ _TOKENS = [
     r"\blsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}\b",  # LangSmith
     r"\bshippo_(?:live|test)_[a-fA-F0-9]{40}\b|\bduffel_(?:test|live)_[\w=-]{43}|\bEZ[AT]K[A-Za-z0-9]{54}\b",  # Shippo, Duffel, EasyPost
     r"\bnapi_[a-z0-9]{64}\b|\bpscale_(?:tkn|oauth|pw)_[\w=.-]{32,64}|\bsbp_[a-f0-9]{40}\b|\bsb_secret_[\w-]{20,80}",  # Neon, PlanetScale, Supabase
+    r"\b1//0[\w-]{40,300}|\bsk\.eyJ[\w-]{40,300}\.[\w-]{20,100}|\bsl\.(?:u\.)?[\w-]{120,1400}",  # Google refresh, Mapbox secret, Dropbox
+    r"\baccess-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\baccess_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}",  # Plaid, PayPal
+    r"\brzp_(?:live|test)_[A-Za-z0-9]{14}\b|\bSCW[A-Z0-9]{17}\b|\bsecret-(?:live|test)-[\w=-]{30,80}|\bsq[pau]_[a-f0-9]{40}\b",  # Razorpay, Scaleway, Stytch, SonarQube
+    r"\bCCIPAT_[\w]{20,80}|\bbkua_[a-f0-9]{40}\b|\bCFPAT-[\w-]{43}|\bdbtc_[\w-]{30,80}|\btfp_[\w.=-]{59}",  # CircleCI, Buildkite, Contentful, dbt, Typeform
+    r"\bpat-(?:na|eu)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\bpk_\d{6,10}_[A-Z0-9]{32}\b",  # HubSpot, ClickUp
+    r"\btgp_v1_[\w-]{30,80}|\bcsk-[a-z0-9]{40,60}\b|\bjina_[A-Za-z0-9_-]{40,80}",  # Together, Cerebras, Jina
     r"\b(?:fw_|tvly-(?:dev-)?)(?=[A-Za-z]{0,39}\d)(?=\d{0,39}[A-Za-z])[A-Za-z0-9]{20,40}\b|\bpcsk_[A-Za-z0-9_]{40,100}|\bsk_[a-f0-9]{48}\b",  # Fireworks, Pinecone, Tavily, ElevenLabs
     r"\bNRAK-[A-Z0-9]{27}\b|\bNRII-[A-Za-z0-9-]{32}|\bdt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}",  # New Relic, Dynatrace
     r"\brubygems_[a-f0-9]{48}\b|\bCLOJARS_[a-zA-Z0-9]{60}|\boy2[a-z0-9]{43}\b|\bpul-[a-f0-9]{40}\b",  # RubyGems, Clojars, NuGet, Pulumi
@@ -309,6 +315,11 @@ _RECOVERY_CODES = re.compile(
     r"|\b(?=[a-z]{0,9}\d[a-z]{0,9}\d)(?=\d{0,9}[a-z])[a-z0-9]{8,10}\b)",
     re.DOTALL,
 )
+# Some providers' keys are UUIDs (Postmark, Heroku's old keys, Snyk): a UUID
+# named as a token or key, not as an id ("request id", "tenant id").
+_KEYWORD_UUID = re.compile(
+    r"(?:api[ _-]?key|secret[ _-]?key|client[ _-]?secret|(?:api|server|account|access|auth|secret|bearer|session|bot|refresh|personal access)[ _-]?token)s?"
+    r"\b[^\n]{0,20}?\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 _KEYWORD_HEX = re.compile(
     r"(?:api[ _-]?key|secret|token|access key|private key|auth|client secret|signing key|encryption key|hmac key)\b.{0,25}?\b(?:0x)?[0-9a-f]{32,128}\b",
     re.DOTALL,
@@ -979,7 +990,7 @@ def secret_reason(text: str) -> str | None:
     folded = fold_for_matching(text)
     if _password_in_prose(folded) or _password_beside_word(plain) or _generated_password_anywhere(plain):
         return "a password or code"
-    if _KEYWORD_HEX.search(folded):
+    if _KEYWORD_HEX.search(folded) or _KEYWORD_UUID.search(folded):
         return "an API token or key"
     if _card_number(plain):
         return "a payment card number"

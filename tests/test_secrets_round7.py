@@ -22,6 +22,9 @@ TOKENS = [
     "Chave do New Relic: NRAK-" + "Q7W2E9R4T1Y6U3I8O5P0A2S7D4F",
     "gem push uses rubygems_" + "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718",
     "Fireworks eval key: fw_" + "Q2m7Xk9Lp4Rt8Vz3Nc6Bh1Ws",
+    "Razorpay checkout runs on rzp_live_" + "Q7mX2kLp9RtV4z",
+    "Sonar scans use sqp_" + "4e1d9c7b2a6f8e0d3c5b7a9f1e2d4c6b8a0f2e4d",
+    "The Gmail sync refresh token: 1//0" + "gQx7Lm2Rp9Tz4Vk8Nc3Bh6Ws1Yd5Fj0Ae7Gi2Ku9Oq4",
 ]
 
 
@@ -34,6 +37,7 @@ def test_documented_token_prefixes_are_refused(text):
     "The addon calls napi_create_string_utf8 from the Node-API.",  # a function, not a Neon key
     "The firmware flag fw_update_pending_reboot is set after flashing.",
     "LangSmith tracing is on via LANGSMITH_TRACING=true.",
+    "The payment page loads the rzp_checkout.js script.",
 ])
 def test_names_that_share_a_prefix_stay(text):
     assert secret_reason(text) is None
@@ -202,3 +206,10 @@ def test_a_wallet_address_or_a_key_named_public_stays():
 def test_a_value_cut_short_to_its_prefix_stays():
     assert secret_reason("The sample config shows ANTHROPIC_API_KEY=sk-ant-… as a hint.") is None
     assert secret_reason("The config holds ANTHROPIC_API_KEY=sk-ant-q8Zr2LmX7pWc4Tn9Vb") is not None
+
+
+def test_a_uuid_named_as_a_token_is_refused_but_not_one_named_as_an_id():
+    uuid = "6b1f3c2e-9a4d-4e7b-8c1a-2d3e4f5a6b7c"
+    assert secret_reason(f"Our Postmark server token is {uuid}.") == "an API token or key"
+    assert secret_reason(f"The failed request had the trace id {uuid}.") is None
+    assert secret_reason(f"The token request id was {uuid}.") is None
