@@ -154,8 +154,8 @@ _SECRET_WORDS = (
     r"|contraseñas?|contrasenas?|clave(?: de acceso| secreta)?|senhas?|palavra-passe|mot de passe|mdp|code secret|code pin"
     r"|passw[oö]rt\w{0,3}|kennw[oö]rt\w{0,3}|zugangscode|geheimzahl|parola d'ordine|wachtwoord\w{0,2}|hasł\w{1,3}|hasl\w{1,3}|парол\w{1,3}|пин-код\w{0,2}|şifre\w{0,6}|sifre\w{0,6}|şifrə\w{0,4}|parola\w{0,3}"
     r"|lösenord\w{0,3}|losenord\w{0,3}|adgangskode\w{0,3}|kodeord\w{0,3}|passord\w{0,3}|salasan\w{1,5}|hesl\w{1,3}|jelsz[óoa]\w{0,4}|parol[ăe]\w{0,3}|κωδικ\w{0,6}|συνθηματικ\w{0,4}"
-    r"|كلمة المرور|كلمة السر|كلمة سر|كلمة مرور|الرقم السري|סיסמ\w{1,3}|رمز عبور|گذرواژه|رمز|पासवर्ड|पिन|密码|密碼|口令|暗証番号|パスワード|비밀번호|암호|패스워드"
-    r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozinka|лозинка|шифр(?:а|у|е|ом|ой)?(?!\w)(?!\s(?:производ|артик|предмет|делатност|занимањ|грешк|купц|валут|држав))|šifr(?:a|u|e|om)?(?!\w)(?!\s(?:proizvod|artik|rob|predmet|djelatnost|delatnost|zanimanj|greš|gres|kupc|valut|držav|drzav))|পিন(?!\w)|geslo|slaptažodis|parool|parole"
+    r"|كلمة المرور|كلمة السر|كلمة سر|كلمة مرور|الرقم السري|סיסמ\w{1,3}|رمز عبور|گذرواژه|رمز|पासवर्ड|पिन|कूटशब्द|संकेतशब्द|ಪಾಸ್‌ವರ್ಡ್|പാസ്‌വേഡ്|የይለፍ ቃል|сырсөз|پټنوم|okwuntughe|kupuhipa|tenimiafina|密码|密碼|口令|暗証番号|パスワード|비밀번호|암호|패스워드"
+    r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozinka|лозинка|parol(?:im|imiz|ingiz|i|ni)?(?!\w)|passwuert\w{0,2}|pasvort\w{1,3}|modpas|facal-faire|wachtwurd\w{0,2}|loyniorð\w{0,2}|şîfre\w{0,4}|kalmar sirri|nambari ya siri|namba ya siri|(?:master|vault|secret) phrase|pin-код\w{0,2}|пин(?!\w)|пін(?:-код\w{0,2})?(?!\w)|קוד סודי|הקוד הסודי|шифр(?:а|у|е|ом|ой)?(?!\w)(?!\s(?:производ|артик|предмет|делатност|занимањ|грешк|купц|валут|држав))|šifr(?:a|u|e|om)?(?!\w)(?!\s(?:proizvod|artik|rob|predmet|djelatnost|delatnost|zanimanj|greš|gres|kupc|valut|držav|drzav))|পিন(?!\w)|geslo|slaptažodis|parool|parole"
     r"|contraseny\w{0,2}|contrasinal|pasahitz\w{0,3}|lykilorð\w{0,3}|wagwoord|fjalëkalim\w{0,3}|(?:c|g|ngh|ch)yfrinair|pasfhocal|pasiwedi|iphasiwedi|gaztnabar|գաղտնաբառ|პაროლ\w{0,2}|құпия сөз|нууц үг|کلمه عبور|پاس ورڈ|கடவுச்சொல்|పాస్‌వర్డ్|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපදය|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်"
 )
 # "pins" followed by a word other than a link is the verb ("the workflow
@@ -254,10 +254,12 @@ def _window_has_value(window: str) -> bool:
         if assignment:  # "password=password)": the value is what follows the "="
             value = assignment.group(1)
         stripped = value.strip(".,;:!?)»”」’#*।")
-        if not stripped.isdigit():
+        # a number, or digits in groups as a network key is read out ("8842-1937-5560")
+        grouped = bool(_DIGIT_GROUPS.fullmatch(stripped))
+        if not (stripped.isdigit() or grouped):
             if _secret_value(value):
                 return True
-        elif 4 <= len(stripped) <= 10 and _NUMERIC_LINK.search(between):
+        elif (4 <= len(stripped) <= 10 or grouped) and _NUMERIC_LINK.search(between):
             # A number is a PIN only right after "is"/":"/"lautet"...,
             # so "changed in 2024" or "since 2019" is not one.
             return True
@@ -265,18 +267,30 @@ def _window_has_value(window: str) -> bool:
 
 
 _GLUED = "_-.=:：/"
+_DIGIT_GROUPS = re.compile(r"\d{3,6}(?:-\d{3,6}){2,5}")
 _GLUED_ASSIGNMENT = re.compile(r"[a-z_][\w.-]{0,40}[=:](.{3,})")
 
 
 _PINS_VERB_RE = re.compile(_PINS_VERB)
 
 
+# A PIN is a number: after its word, four to six digits that are no year
+# count within a few words, with no copula ("ПИН моей карты 7731", "PIN-код
+# от телефона 1357"), as languages that drop it write it.
+_PIN_WORD = re.compile(r"pins?|pin-?(?:code|kode|kod|koodi|код)\w{0,2}|пин(?:-код\w{0,2})?|пін(?:-код\w{0,2})?|पिन|পিন|暗証番号")
+_PIN_NUMBER = re.compile(r"[^\s\d]{0,6}(?:\s[^\s\d]{1,20}){0,4}?\s(?!(?:19|20)\d\d(?!\d))\d{4,6}(?![\w-]|[.,:/]\d)")
+
+
 def _near_value(folded: str) -> bool:
-    return any(
-        not _inside_latin_word(folded, *word.span()) and not _PINS_VERB_RE.match(folded, word.start())
-        and _window_has_value(_clause_after(folded, word.end()))
-        for word in _SECRET_WORD.finditer(folded)
-    )
+    for word in _SECRET_WORD.finditer(folded):
+        if _inside_latin_word(folded, *word.span()) or _PINS_VERB_RE.match(folded, word.start()):
+            continue
+        clause = _clause_after(folded, word.end())
+        if _window_has_value(clause):
+            return True
+        if _PIN_WORD.fullmatch(word.group()) and _PIN_NUMBER.match(clause) and not _NOT_THE_SECRET.search(clause):
+            return True
+    return False
 
 
 # "the code to the front door is 4590#": a code is a secret where it opens something.
@@ -286,12 +300,20 @@ _OPENS_SOMETHING = re.compile(
     r"|lucchetto|armadietto|cassaforte|candado|taquilla|casillero|caja fuerte|cadenas|casier|coffre-fort|coffre|vorhängeschloss|schloss|spind|schließfach|tresor"
     r"|kłódk\w{0,2}|szafk\w{0,2}|sejf\w{0,2}|hangslot|kluisje|kluis|cadeado|armário|cofre|замк?\w{0,2}|шкафчик\w{0,2}|сейф\w{0,2}|asma kilit|kilit|dolap|hänglås|skåp"
     r"|porte|portail|digicode|puerta|portal|cancello|portone|porta|portão|tür|haustür|tor|deur|poort|drzwi|brama|дверь|двери|домофон|kapı|dörr|ovi)\b"
+    # as the cases of Slavic, Hungarian and Nordic inflect them: "от домофона", "do furtki", "a kapu kódja", "till porten"
+    r"|\b(?:домофон|калитк|ворот|подъезд|двер|хвіртк|брам|furtk|bram|drzw|bran|brán|dveř|dver|zámk|zamk|trezor|kapu|ajtó|széf|porten|dörren|grind|kassaskåp|portón|bicicleta|bike|alarm panel)\w{0,3}\b"
+    r"|כספת|דלת|שער|מנעול|אזעקה"
 )
 _CODE_VALUE = re.compile(
-    r"(?<![a-z])(?:code|codice|código|codigo|kod|kode|koodi|pin|combination|combinaison|combinación|kombination|keypad)\b"
+    r"(?<![a-z])(?:code|codice|código|codigo|kod\w{0,3}|kode\w{0,3}|koodi\w{0,3}|kód\w{0,3}|код\w{0,2}|κωδικ\w{0,3}|pin|пин|пін|combination|combo|combinaison|combinación|kombination|keypad"
+    r"|[הלבמשו]?קוד(?: ה?סודי)?)(?!\w)"
     # what it opens may take a few words ("the code for the bike lock on the shed is ..."),
     # and the code may open with a letter ("B4712")
-    r"(?:\s[^\s\d]{1,20}){0,8}?(?:\s?[:=]\s?|\s(?:is|est|es|è|é|ist|lautet|jest|är|on)\s)[#*]?[a-z]?\d[\d#*a-z-]{2,11}(?![\w])"
+    r"(?:\s[^\s\d]{1,20}){0,8}?(?:\s?[:=]\s?|\s(?:is|est|es|è|é|ist|lautet|jest|är|er|on|to|je|ni|ass|—|–|-|это|הוא|היא)\s"
+    # languages that drop the copula ("код от домофона 4821", "a kapu kódja 1947"): a code that is no year
+    r"|\s(?!(?:19|20)\d\d(?!\d))(?=\d{4,8}(?![\w-])))"
+    # never a date ("expired on 2024-01-05")
+    r"(?!(?:19|20)\d\d(?:-\d\d){1,2}(?![\w-]))[#*]?[a-z]?\d[\d#*a-z-]{2,11}(?![\w])"
 )
 _SEED_PHRASE = re.compile(
     r"(?:(?:seed|recovery|mnemonic|backup|wallet|secret recovery)\s(?:phrase|words|seed|sentence)s?|mnemonic|seed"
@@ -859,7 +881,7 @@ _OPENED = re.compile(
     r"|[\w-]{1,20}-(?:konto|account|app)\b|(?<![\w])[הלבמשו]{0,2}אפליקצי\w{0,3}|アプリ|앱|应用")
 _NOT_A_KEY = re.compile(
     r"(?:area|zip|postal|post|error|status|source|promo|discount|coupon|voucher|gift|qr|bar|country|product|dress|tracking|booking|order|reference"
-    r"|confirmation|invite|invitation|referral|colou?r|exit|language|region|public|keyboard)(?:[\s-]\w{1,10})?[\s-]?$")
+    r"|confirmation|invite|invitation|referral|colou?r|exit|language|region|public|keyboard|model|serial|licen[cs]e)(?:[\s-]\w{1,10})?[\s-]?$")
 
 
 def _keyed_value(folded: str) -> bool:
@@ -874,9 +896,22 @@ def _keyed_value(folded: str) -> bool:
     return False
 
 
+_OPENS_WITH = re.compile(r"\b(?:unlock|disarm|open)\w{0,3}\s(?:it\s|only\s)?with\s(?:the\s)?(?:code\s)?[#*]?\d{4,8}[#*]?(?![\w-])")
+
+
+# The same, where the language names the kind after the code ("kod błędu",
+# "код ошибки", "code d'erreur", "kod pocztowy").
+_NOT_A_CODE_AFTER = re.compile(
+    r"\s(?:d'|de |di |del )?(?:error|erreur|errore|błęd|ошибк|помилк|chyb|hib|fehler|fout|fel|virhe|hata|pocztow|postal|почтов|поштов"
+    r"|promo|rabat|скидк|zip|area|qr|product|produkt|товар|заказ|zamówien|order|booking|reserv|rezerw|брон|tracking|przesył|model|serial)")
+
+
 def _code_value(folded: str) -> bool:
     "A code and its value, not one of the codes that open nothing (zip, area, error ...)."
-    return any(not _NOT_A_KEY.search(folded[max(0, m.start() - 14):m.start()]) for m in _CODE_VALUE.finditer(folded))
+    if _OPENS_WITH.search(folded):
+        return True
+    return any(not _NOT_A_KEY.search(folded[max(0, m.start() - 14):m.start()]) and not _NOT_A_CODE_AFTER.search(m.group())
+               for m in _CODE_VALUE.finditer(folded))
 
 
 def _password_in_prose(folded: str) -> bool:

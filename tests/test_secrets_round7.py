@@ -213,3 +213,48 @@ def test_a_uuid_named_as_a_token_is_refused_but_not_one_named_as_an_id():
     assert secret_reason(f"Our Postmark server token is {uuid}.") == "an API token or key"
     assert secret_reason(f"The failed request had the trace id {uuid}.") is None
     assert secret_reason(f"The token request id was {uuid}.") is None
+
+
+# --- Codes and PINs where the language drops the copula or inflects the door -------------
+
+@pytest.mark.parametrize("text", [
+    "Код от калитки на даче 6284.",  # no copula, the gate in the genitive
+    "Kod do bramy garażu to 5139.",
+    "Kódja a széfnek 7306.",
+    "Koden till dörren är 4471.",
+    "הקוד הסודי של הדלת הוא 3958.",
+    "ПИН моей кредитки 8462.",
+    "Mein PIN für die Bankkarte 3719.",
+    "The shed padlock opens with 5082.",
+])
+def test_codes_and_pins_without_a_copula_or_in_other_cases_are_refused(text):
+    assert secret_reason(text) == "a password or code"
+
+
+@pytest.mark.parametrize("text", [
+    "Код от калитки поменяли в 2023 году.",  # a year
+    "Kod błędu bramy 4012.",  # an error code, named after the word
+    "Код ошибки замка 4012.",
+    "Our office door code expired on 2024-01-05.",  # a date
+    "ПИН-код сменил в 2022 году.",
+    "The PIN pad at gate 12 is broken.",
+    "PIN reset ticket 48213 is open.",
+])
+def test_years_dates_and_error_codes_stay(text):
+    assert secret_reason(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "Parolim: Buxoro_Minor2025",  # Uzbek
+    "Nambari ya siri ya kadi yangu ni 6031.",  # Swahili
+    "Kalmar sirri ta banki ita ce Zaria2024!",  # Hausa
+    "Mäi Passwuert ass Sauer!2021.",  # Luxembourgish
+    "Wi-Fi at the cabin: network Fjell-5G, key 4471-2290-8813.",  # a key of digit groups
+])
+def test_password_words_of_more_languages_and_grouped_network_keys(text):
+    assert secret_reason(text) == "a password or code"
+
+
+def test_parol_evidence_and_a_router_model_key_stay():
+    assert secret_reason("The parol evidence rule has applied here since 1998.") is None
+    assert secret_reason("The router's model key is 4471-2290-8813 in the catalogue.") is None
