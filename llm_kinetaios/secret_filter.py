@@ -148,7 +148,7 @@ _SECRET_WORDS = (
     # compounds of what a code opens, as German, Dutch and Nordic write them ("Tresorcode", "fietsslotcode", "dørkode")
     r"(?:t[üu]r|haust[üu]r|tor|tresor|safe|schloss|schließfach|spind|alarm|zahlen|garagen?|deur|voordeur|kluis|fietsslot|slot|poort|toegangs)code\w{0,2}"
     r"|(?:dør|hoveddør|port|alarm|lås|garage|boks)kode\w{0,3}|(?:dörr|port|larm|lås|garage)kod\w{0,2}|(?:ovi|portti|hälytys)koodi\w{0,3}"
-    r"|pin-?(?:code|kode|kod|koodi)\w{0,2}|unlock code|lock ?code|door code|gate code|alarm code|entry code|access code|(?:lock|safe|padlock|locker|door) combination|combination lock"
+    r"|pin-?(?:code|kode|kod|koodi)\w{0,2}|puk(?:-?(?:code|kode|kod|koodi|код)\w{0,2})?(?![a-z])|пук(?:-код\w{0,2})?(?!\w)|unlock code|lock ?code|door code|gate code|alarm code|entry code|access code|(?:lock|safe|padlock|locker|door) combination|combination lock"
     r"|(?:wlan|wifi|wi-fi)[- ]?(?:schlüssel|key|clé|clave|chiave|sleutel|nyckel|klucz|code)"
     r"|login(?: details| credentials)?|credentials|api[ _-]?key|secret[ _-]?key|access[ _-]?(?:key|token)|auth[ _-]?token|private key"
     r"|contraseñas?|contrasenas?|clave(?: de acceso| secreta)?|senhas?|palavra-passe|mot de passe|mdp|code secret|code pin"
@@ -277,7 +277,7 @@ _PINS_VERB_RE = re.compile(_PINS_VERB)
 # A PIN is a number: after its word, four to six digits that are no year
 # count within a few words, with no copula ("ПИН моей карты 7731", "PIN-код
 # от телефона 1357"), as languages that drop it write it.
-_PIN_WORD = re.compile(r"pins?|pin-?(?:code|kode|kod|koodi|код)\w{0,2}|пин(?:-код\w{0,2})?|пін(?:-код\w{0,2})?|पिन|পিন|暗証番号")
+_PIN_WORD = re.compile(r"pins?|puk\S{0,8}|пук\S{0,6}|pin-?(?:code|kode|kod|koodi|код)\w{0,2}|пин(?:-код\w{0,2})?|пін(?:-код\w{0,2})?|पिन|পিন|暗証番号")
 _PIN_NUMBER = re.compile(r"[^\s\d]{0,6}(?:\s[^\s\d]{1,20}){0,4}?\s(?!(?:19|20)\d\d(?!\d))\d{4,6}(?![\w-]|[.,:/]\d)")
 
 
@@ -469,7 +469,9 @@ _SLASH_LOGIN = re.compile(r"(?<![\w/.-])[A-Za-z][\w$#]{0,30}/([^\s/@\"']{1,100})
 # also a digit ("mysql -u root -p shopdb" asks for the password, shopdb is a database).
 # sqlcmd and mssql-cli spell the flags -U and -P; sshpass's -p is only ever a password.
 _CLI_PASSWORD = re.compile(
-    r"(?:^|\s)(?:(?:-u|-U|--user(?:name)?)[\s=]{1,3}[\"']?[^\s\"']{1,60}[^\n]{0,80}?\s(?:-p|-P|--password)|sshpass\s{1,3}-p)"
+    r"(?:^|\s)(?:(?:-u|-U|--user(?:name)?)[\s=]{1,3}[\"']?[^\s\"']{1,60}[^\n]{0,80}?\s(?:-p|-P|--password)|sshpass\s{1,3}-p"
+    # Samba's clients take "-U user%password"
+    r"|-U\s{1,3}[\"']?[^\s\"'%]{1,60}%)"
     r"(\s{1,3}[\"']?|=?[\"']?)([^\s\"']{4,200})")
 # A TOTP seed after the words that name one: base32, maybe in groups of four.
 _TOTP_SEED = re.compile(
@@ -653,6 +655,7 @@ def _login_secret(plain: str) -> bool:
 # takes the user and the password for it ("mc alias set backup
 # https://s3.example backupadmin Granite!Moth-2024").
 _COMMAND_LINE = re.compile(r"^\s{0,4}(?:[$#>]\s{1,3})?[a-z][\w.-]{0,30}\s\S", re.MULTILINE)
+_UNC_PATH = re.compile(r"\\\\[\w.-]{1,63}\\\S{0,200}")  # net use Z: \\fs01\share Pw /user:...
 _AFTER_HOST = re.compile(r"(?:\x00|[^\s@]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,5})[\s,]{1,3}(?:(\S{1,80})\s{1,3})?(\S{8,80})")
 
 
@@ -660,7 +663,8 @@ def _password_beside_host(plain: str) -> bool:
     "A token only a password looks like among the arguments right after a link or a user@host, on a command line."
     if not _COMMAND_LINE.search(plain):
         return False
-    return any(_password_shaped(token) for match in _AFTER_HOST.finditer(_URL.sub("\x00", plain))
+    plain = _UNC_PATH.sub("\x00", _URL.sub("\x00", plain))
+    return any(_password_shaped(token) for match in _AFTER_HOST.finditer(plain)
                for token in match.groups() if token)
 
 
@@ -997,8 +1001,16 @@ def _plain_id(plain: str) -> bool:
     return any(_valid_id(re.sub(r"\D", "", m.group()), _PLAIN_IDS) for m in _PLAIN_NUMBER.finditer(plain))
 
 
+# A passport number mixes letters and digits ("C01X00T47", "PAB123456"):
+# after the word for a passport, in many languages.
+_PASSPORT_NUMBER = re.compile(
+    r"(?i:passport|reisepass\w{0,3}|pass(?:nummer| nr)|pasaporte|passeport|passaporto|paszport\w{0,3}|паспорт\w{0,3}|pasaport\w{0,3}|paspoort\w{0,3}"
+    r"|護照|护照|パスポート|여권|جواز السفر|דרכון)[^\n]{0,30}?(?<![\w-])(?=[A-Z]{0,3}\d)(?=(?:[A-Z]{0,9}\d){2})[A-Z]{0,3}\d[A-Z0-9]{5,10}(?![\w-])")
+
+
 def _national_id(plain: str, upper: str) -> bool:
     return bool(
+        _PASSPORT_NUMBER.search(plain) or
         _SSN.search(plain)
         or _NINO.search(plain)
         or _KOREAN_RRN.search(plain)

@@ -258,3 +258,33 @@ def test_password_words_of_more_languages_and_grouped_network_keys(text):
 def test_parol_evidence_and_a_router_model_key_stay():
     assert secret_reason("The parol evidence rule has applied here since 1998.") is None
     assert secret_reason("The router's model key is 4471-2290-8813 in the catalogue.") is None
+
+
+# --- More clients, the PUK, passport numbers ---------------------------------------------------
+
+def test_samba_user_percent_password_and_net_use_are_refused():
+    assert secret_reason("smbclient //nas/photos -U ines%Heron!Lake2023") == "a connection string with a password"
+    assert secret_reason("net use Y: \\\\fs02\\team Maple#Dusk31 /user:CORP\\ines") == "a connection string with a password"
+    assert secret_reason("net use Y: \\\\fs02\\team /persistent:yes") is None
+
+
+def test_a_puk_is_refused_but_not_the_word_alone():
+    assert secret_reason("Der PUK der Zweitkarte lautet 51836204.") == "a password or code"
+    assert secret_reason("Der PUK steht auf der Plastikkarte von 2019.") is None
+
+
+@pytest.mark.parametrize("text", [
+    "Meine Reisepassnummer ist CF7K21X94.",
+    "Número de pasaporte: XDA482913.",
+])
+def test_passport_numbers_of_letters_and_digits_are_refused(text):
+    assert secret_reason(text) == "a national id number"
+
+
+@pytest.mark.parametrize("text", [
+    "My passport expires in 2031.",
+    "Boarding pass: seat 14C, flight LH2041.",
+    "The passport office on Route A12 opens at 9.",
+])
+def test_passport_words_without_a_passport_number_stay(text):
+    assert secret_reason(text) is None
