@@ -11,16 +11,21 @@ Refused:
   admin / Kx9!mPq2vL"), in several languages;
 * passwords, passphrases, PINs and codes stated in prose, in some 30
   languages ("mi contraseña es ...", "我的密码是...", "I use qwerty123 as the
-  password for everything"), seed phrases and 2FA recovery codes;
+  password for everything"), codes named by what they open ("Tresorcode",
+  "pincode", "dørkode"), seed phrases and 2FA recovery codes; a password a
+  generator made (random letters, the case switching) wherever it stands;
 * connection strings of any scheme that carry a password, ``user/password@host:port``
-  logins and a password on a database client's command line (``-u user -p…``);
+  logins, a password on a client's command line (``-u user -p…``, ``sshpass -p``)
+  or among the arguments right after a link or user@host on one;
 * API tokens of the common providers (by their documented prefixes and
   shapes, after detect-secrets' plugins), private keys, JWTs, and long
   random-looking tokens;
 * IBANs (mod-97 checked), payment cards (issuer prefix, length and Luhn),
   and national id numbers: a shape of its own anywhere, a plain run of
-  digits in a text about identity, each checked by python-stdnum; or any
-  number right after an id's name.
+  digits in a text about identity, each checked by python-stdnum; any
+  number right after an id's name; or, after a short name that is also a
+  word or initials elsewhere ("NIP", "NIT", "RUC", "IRD"), a number that
+  id's own check accepts.
 
 Not secrets: public keys, hashes and git SHAs (hex alone never counts),
 UUIDs, docker digests, document ids inside links, IMEIs, order and phone
@@ -46,7 +51,7 @@ from .safety import fold_for_matching, strip_hiding_characters
 
 _TOKENS = [
     r"\bsk-(?:ant-|proj-|live-|test-|or-v1-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,200}",
-    r"\b(?:rk|pk|sk|whsec)_(?:live|test)_[A-Za-z0-9]{16,200}",
+    r"\b(?:rk|pk|sk|whsec)_(?:live|test|prod)_[A-Za-z0-9]{16,200}",
     r"\bgh[pousr]_[A-Za-z0-9]{30,200}",
     r"\bgithub_pat_[A-Za-z0-9_]{30,200}",
     r"\bgl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|agent|oas|wt|ffct)-[A-Za-z0-9_\-]{20,200}|\bGR1348941[\w-]{20,200}",
@@ -108,6 +113,24 @@ _TOKENS = [
     r"\bglc_eyJ[A-Za-z0-9+/=]{30,300}|\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",  # Grafana
     r"\bLTAI[A-Za-z0-9]{20}\b",  # Alibaba
     r"\bp8e-[A-Za-z0-9]{32}\b",  # Adobe
+    # More documented prefixes (gitleaks' rules and the providers' own docs):
+    r"\blsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}\b",  # LangSmith
+    r"\bshippo_(?:live|test)_[a-fA-F0-9]{40}\b|\bduffel_(?:test|live)_[\w=-]{43}|\bEZ[AT]K[A-Za-z0-9]{54}\b",  # Shippo, Duffel, EasyPost
+    r"\bnapi_[a-z0-9]{64}\b|\bpscale_(?:tkn|oauth|pw)_[\w=.-]{32,64}|\bsbp_[a-f0-9]{40}\b|\bsb_secret_[\w-]{20,80}",  # Neon, PlanetScale, Supabase
+    r"\b1//0[\w-]{40,300}|\bsk\.eyJ[\w-]{40,300}\.[\w-]{20,100}|\bsl\.(?:u\.)?[\w-]{120,1400}",  # Google refresh, Mapbox secret, Dropbox
+    r"\baccess-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\baccess_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}",  # Plaid, PayPal
+    r"\brzp_(?:live|test)_[A-Za-z0-9]{14}\b|\bSCW[A-Z0-9]{17}\b|\bsecret-(?:live|test)-[\w=-]{30,80}|\bsq[pau]_[a-f0-9]{40}\b",  # Razorpay, Scaleway, Stytch, SonarQube
+    r"\bCCIPAT_[\w]{20,80}|\bbkua_[a-f0-9]{40}\b|\bCFPAT-[\w-]{43}|\bdbtc_[\w-]{30,80}|\btfp_[\w.=-]{59}",  # CircleCI, Buildkite, Contentful, dbt, Typeform
+    r"\bpat-(?:na|eu)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\bpk_\d{6,10}_[A-Z0-9]{32}\b",  # HubSpot, ClickUp
+    r"\btgp_v1_[\w-]{30,80}|\bcsk-[a-z0-9]{40,60}\b|\bjina_[A-Za-z0-9_-]{40,80}",  # Together, Cerebras, Jina
+    r"\b(?:fw_|tvly-(?:dev-)?)(?=[A-Za-z]{0,39}\d)(?=\d{0,39}[A-Za-z])[A-Za-z0-9]{20,40}\b|\bpcsk_[A-Za-z0-9_]{40,100}|\bsk_[a-f0-9]{48}\b",  # Fireworks, Pinecone, Tavily, ElevenLabs
+    r"\bNRAK-[A-Z0-9]{27}\b|\bNRII-[A-Za-z0-9-]{32}|\bdt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}",  # New Relic, Dynatrace
+    r"\brubygems_[a-f0-9]{48}\b|\bCLOJARS_[a-zA-Z0-9]{60}|\boy2[a-z0-9]{43}\b|\bpul-[a-f0-9]{40}\b",  # RubyGems, Clojars, NuGet, Pulumi
+    r"\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b|\b(?:pat|sat)\.[\w-]{22}\.[a-zA-Z0-9]{24}\.[a-zA-Z0-9]{20}",  # Airtable, Harness
+    r"\bfio-u-[\w=-]{64}|\bFLWSECK(?:_TEST)?-[a-hA-H0-9]{32}-X|\bapi_org_[A-Za-z]{34}\b|\bs-s4t2(?:ud|af)-[a-f0-9]{64}",  # Frame.io, Flutterwave, HF org, 42
+    r"\b[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk\b|\bsm_(?:aat|pat|sat)_[a-zA-Z0-9]{16}\b|\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}",  # MaxMind, SettleMint, Brevo
+    r"\btskey-(?:api|auth|client)-[\w-]{20,80}|\b(?:nfp|rnd)_(?=[A-Za-z]{0,39}\d)(?=\d{0,39}[A-Za-z])[A-Za-z0-9]{28,40}\b|\bre_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}\b",  # Tailscale, Netlify, Render, Resend
+    r"\bATBB[A-Za-z0-9]{32}|\bATTA[a-f0-9]{64}|\bfigd_[\w-]{40,}|\blin_oauth_[a-f0-9]{64}|\bAQVN[\w-]{35,38}\b|\be2b_[a-f0-9]{40}\b",  # Bitbucket, Trello, Figma, Linear, Yandex, E2B
     r"(?i:\bbearer\s{1,5}[A-Za-z0-9_\-\.=~]{20,300})",
     r"(?i:\b(?:basic)\s{1,5}[A-Za-z0-9+/]{16,300}={0,2})",
 ]
@@ -121,14 +144,18 @@ _PLACEHOLDER = re.compile(r"^(?:\*+|x+|X+|\.{3}|…|<[^>]*>|\{[^}]*\}|\$\{?\w+\}
 
 _SECRET_WORDS = (
     r"pass(?:word|wd|code|phrase|kode)s?|pwd|pins?(?: code| number)?|wi-?fi (?:key|code)|network key|wpa2? key"
-    r"|security code|cvv|cvc|t[üu]rcode|torcode|haust[üu]rcode|digicode|alarmcode|schlosscode|zahlencode|unlock code|lock ?code|door code|gate code|alarm code|entry code|access code|(?:lock|safe|padlock|locker|door) combination|combination lock"
+    r"|security code|cvv|cvc|digicode|"
+    # compounds of what a code opens, as German, Dutch and Nordic write them ("Tresorcode", "fietsslotcode", "dørkode")
+    r"(?:t[üu]r|haust[üu]r|tor|tresor|safe|schloss|schließfach|spind|alarm|zahlen|garagen?|deur|voordeur|kluis|fietsslot|slot|poort|toegangs)code\w{0,2}"
+    r"|(?:dør|hoveddør|port|alarm|lås|garage|boks)kode\w{0,3}|(?:dörr|port|larm|lås|garage)kod\w{0,2}|(?:ovi|portti|hälytys)koodi\w{0,3}"
+    r"|pin-?(?:code|kode|kod|koodi)\w{0,2}|puk(?:-?(?:code|kode|kod|koodi|код)\w{0,2})?(?![a-z])|пук(?:-код\w{0,2})?(?!\w)|unlock code|lock ?code|door code|gate code|alarm code|entry code|access code|(?:lock|safe|padlock|locker|door) combination|combination lock"
     r"|(?:wlan|wifi|wi-fi)[- ]?(?:schlüssel|key|clé|clave|chiave|sleutel|nyckel|klucz|code)"
     r"|login(?: details| credentials)?|credentials|api[ _-]?key|secret[ _-]?key|access[ _-]?(?:key|token)|auth[ _-]?token|private key"
     r"|contraseñas?|contrasenas?|clave(?: de acceso| secreta)?|senhas?|palavra-passe|mot de passe|mdp|code secret|code pin"
     r"|passw[oö]rt\w{0,3}|kennw[oö]rt\w{0,3}|zugangscode|geheimzahl|parola d'ordine|wachtwoord\w{0,2}|hasł\w{1,3}|hasl\w{1,3}|парол\w{1,3}|пин-код\w{0,2}|şifre\w{0,6}|sifre\w{0,6}|şifrə\w{0,4}|parola\w{0,3}"
     r"|lösenord\w{0,3}|losenord\w{0,3}|adgangskode\w{0,3}|kodeord\w{0,3}|passord\w{0,3}|salasan\w{1,5}|hesl\w{1,3}|jelsz[óoa]\w{0,4}|parol[ăe]\w{0,3}|κωδικ\w{0,6}|συνθηματικ\w{0,4}"
-    r"|كلمة المرور|كلمة السر|كلمة سر|كلمة مرور|الرقم السري|סיסמ\w{1,3}|رمز عبور|گذرواژه|رمز|पासवर्ड|पिन|密码|密碼|口令|暗証番号|パスワード|비밀번호|암호|패스워드"
-    r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozinka|лозинка|geslo|slaptažodis|parool|parole"
+    r"|كلمة المرور|كلمة السر|كلمة سر|كلمة مرور|الرقم السري|סיסמ\w{1,3}|رمز عبور|گذرواژه|رمز|पासवर्ड|पिन|कूटशब्द|संकेतशब्द|ಪಾಸ್‌ವರ್ಡ್|പാസ്‌വേഡ്|የይለፍ ቃል|сырсөз|پټنوم|okwuntughe|kupuhipa|tenimiafina|密码|密碼|口令|暗証番号|パスワード|비밀번호|암호|패스워드"
+    r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozinka|лозинка|parol(?:im|imiz|ingiz|i|ni)?(?!\w)|passwuert\w{0,2}|pasvort\w{1,3}|modpas|facal-faire|wachtwurd\w{0,2}|loyniorð\w{0,2}|şîfre\w{0,4}|kalmar sirri|nambari ya siri|namba ya siri|(?:master|vault|secret) phrase|pin-код\w{0,2}|пин(?!\w)|пін(?:-код\w{0,2})?(?!\w)|קוד סודי|הקוד הסודי|шифр(?:а|у|е|ом|ой)?(?!\w)(?!\s(?:производ|артик|предмет|делатност|занимањ|грешк|купц|валут|држав))|šifr(?:a|u|e|om)?(?!\w)(?!\s(?:proizvod|artik|rob|predmet|djelatnost|delatnost|zanimanj|greš|gres|kupc|valut|držav|drzav))|পিন(?!\w)|geslo|slaptažodis|parool|parole"
     r"|contraseny\w{0,2}|contrasinal|pasahitz\w{0,3}|lykilorð\w{0,3}|wagwoord|fjalëkalim\w{0,3}|(?:c|g|ngh|ch)yfrinair|pasfhocal|pasiwedi|iphasiwedi|gaztnabar|գաղտնաբառ|პაროლ\w{0,2}|құпия сөз|нууц үг|کلمه عبور|پاس ورڈ|கடவுச்சொல்|పాస్‌వర్డ్|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපදය|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်"
 )
 # "pins" followed by a word other than a link is the verb ("the workflow
@@ -138,7 +165,7 @@ _PINS_VERB = r"pins\s(?!(?:are|were)\b|:|\d)"
 # What joins a secret word to its value: a copula or a colon. Space-free
 # scripts attach it directly ("密码是", "パスワードは", "비밀번호는").
 _LINK = (
-    r"(?:\s?[:=：]\s?|'s\s|\s(?:is|was|are|were|es|és|era|est|ist|lautet|war|è|é|jest|это|—|=>|->|är|este|είναι|هي|هو|היא|है|là|adalah|ialah|sont|sind|será|zijn|olan|şu)\s"
+    r"(?:\s?[:=：]\s?|'s\s|\s(?:is|was|are|were|es|és|era|est|ist|lautet|war|è|é|jest|это|—|=>|->|är|este|είναι|هي|هو|היא|है|là|adalah|ialah|sont|sind|será|zijn|olan|şu|হলো|হল|হচ্ছে)\s"
     r"|\s(?:is |was |has been |got )?(?:set|changed|updated|reset) to\s"
     r"|(?:是|为|為|は|が|는|은|이|가|คือ|:|：)\s?)"
 )
@@ -194,7 +221,7 @@ _PROSE_PATTERNS = [
 # ("passordet mitt er fjord1905", "הסיסמה שלי היא shalom123",
 # "WiFi密码是jiayou888"): whatever the words between them, in any language.
 _SECRET_WORD = re.compile(rf"(?:{_SECRET_WORDS})")
-_CLAUSE_END = re.compile(r"[.!?;\n。！？](?:\s|$)")
+_CLAUSE_END = re.compile(r"[.!?;\n。！？](?:\s|$)|।")
 _WINDOW_TOKEN = re.compile(r"(?:(?<=[\s:：=是为為は가이은는])|^)([^\s\"'`«»“”「」‘’,;()。，、][^\s\"'`«»“”「」‘’,;。，、]{3,79})")
 _NUMERIC_LINK = re.compile(unicodedata.normalize("NFKC", rf"(?:{_LINK}|{_WEAK_LINK}|^\s?)$"))
 _NOT_THE_SECRET = re.compile(
@@ -226,11 +253,13 @@ def _window_has_value(window: str) -> bool:
         assignment = _GLUED_ASSIGNMENT.match(value)
         if assignment:  # "password=password)": the value is what follows the "="
             value = assignment.group(1)
-        stripped = value.strip(".,;:!?)»”」’#*")
-        if not stripped.isdigit():
+        stripped = value.strip(".,;:!?)»”」’#*।")
+        # a number, or digits in groups as a network key is read out ("8842-1937-5560")
+        grouped = bool(_DIGIT_GROUPS.fullmatch(stripped))
+        if not (stripped.isdigit() or grouped):
             if _secret_value(value):
                 return True
-        elif 4 <= len(stripped) <= 10 and _NUMERIC_LINK.search(between):
+        elif (4 <= len(stripped) <= 10 or grouped) and _NUMERIC_LINK.search(between):
             # A number is a PIN only right after "is"/":"/"lautet"...,
             # so "changed in 2024" or "since 2019" is not one.
             return True
@@ -238,18 +267,30 @@ def _window_has_value(window: str) -> bool:
 
 
 _GLUED = "_-.=:：/"
+_DIGIT_GROUPS = re.compile(r"\d{3,6}(?:-\d{3,6}){2,5}")
 _GLUED_ASSIGNMENT = re.compile(r"[a-z_][\w.-]{0,40}[=:](.{3,})")
 
 
 _PINS_VERB_RE = re.compile(_PINS_VERB)
 
 
+# A PIN is a number: after its word, four to six digits that are no year
+# count within a few words, with no copula ("ПИН моей карты 7731", "PIN-код
+# от телефона 1357"), as languages that drop it write it.
+_PIN_WORD = re.compile(r"pins?|puk\S{0,8}|пук\S{0,6}|pin-?(?:code|kode|kod|koodi|код)\w{0,2}|пин(?:-код\w{0,2})?|пін(?:-код\w{0,2})?|पिन|পিন|暗証番号")
+_PIN_NUMBER = re.compile(r"[^\s\d]{0,6}(?:\s[^\s\d]{1,20}){0,4}?\s(?!(?:19|20)\d\d(?!\d))\d{4,6}(?![\w-]|[.,:/]\d)")
+
+
 def _near_value(folded: str) -> bool:
-    return any(
-        not _inside_latin_word(folded, *word.span()) and not _PINS_VERB_RE.match(folded, word.start())
-        and _window_has_value(_clause_after(folded, word.end()))
-        for word in _SECRET_WORD.finditer(folded)
-    )
+    for word in _SECRET_WORD.finditer(folded):
+        if _inside_latin_word(folded, *word.span()) or _PINS_VERB_RE.match(folded, word.start()):
+            continue
+        clause = _clause_after(folded, word.end())
+        if _window_has_value(clause):
+            return True
+        if _PIN_WORD.fullmatch(word.group()) and _PIN_NUMBER.match(clause) and not _NOT_THE_SECRET.search(clause):
+            return True
+    return False
 
 
 # "the code to the front door is 4590#": a code is a secret where it opens something.
@@ -259,13 +300,25 @@ _OPENS_SOMETHING = re.compile(
     r"|lucchetto|armadietto|cassaforte|candado|taquilla|casillero|caja fuerte|cadenas|casier|coffre-fort|coffre|vorhängeschloss|schloss|spind|schließfach|tresor"
     r"|kłódk\w{0,2}|szafk\w{0,2}|sejf\w{0,2}|hangslot|kluisje|kluis|cadeado|armário|cofre|замк?\w{0,2}|шкафчик\w{0,2}|сейф\w{0,2}|asma kilit|kilit|dolap|hänglås|skåp"
     r"|porte|portail|digicode|puerta|portal|cancello|portone|porta|portão|tür|haustür|tor|deur|poort|drzwi|brama|дверь|двери|домофон|kapı|dörr|ovi)\b"
+    # as the cases of Slavic, Hungarian and Nordic inflect them: "от домофона", "do furtki", "a kapu kódja", "till porten"
+    r"|\b(?:домофон|калитк|ворот|подъезд|двер|хвіртк|брам|furtk|bram|drzw|bran|brán|dveř|dver|zámk|zamk|trezor|kapu|ajtó|széf|porten|dörren|grind|kassaskåp|portón|bicicleta|bike|alarm panel)\w{0,3}\b"
+    r"|כספת|דלת|שער|מנעול|אזעקה"
 )
 _CODE_VALUE = re.compile(
-    r"(?<![a-z])(?:code|codice|código|codigo|kod|kode|koodi|pin|combination|combinaison|combinación|kombination)\b"
-    r"(?:\s[^\s\d]{1,20}){0,6}?(?:\s?[:=]\s?|\s(?:is|est|es|è|é|ist|lautet|jest|är|on)\s)[#*]?\d[\d#*a-z-]{2,11}(?![\w])"
+    r"(?<![a-z])(?:code|codice|código|codigo|kod\w{0,3}|kode\w{0,3}|koodi\w{0,3}|kód\w{0,3}|код\w{0,2}|κωδικ\w{0,3}|pin|пин|пін|combination|combo|combinaison|combinación|kombination|keypad"
+    r"|[הלבמשו]?קוד(?: ה?סודי)?)(?!\w)"
+    # what it opens may take a few words ("the code for the bike lock on the shed is ..."),
+    # and the code may open with a letter ("B4712")
+    r"(?:\s[^\s\d]{1,20}){0,8}?(?:\s?[:=]\s?|\s(?:is|est|es|è|é|ist|lautet|jest|är|er|on|to|je|ni|ass|—|–|-|это|הוא|היא)\s"
+    # languages that drop the copula ("код от домофона 4821", "a kapu kódja 1947"): a code that is no year
+    r"|\s(?!(?:19|20)\d\d(?!\d))(?=\d{4,8}(?![\w-])))"
+    # never a date ("expired on 2024-01-05")
+    r"(?!(?:19|20)\d\d(?:-\d\d){1,2}(?![\w-]))[#*]?[a-z]?\d[\d#*a-z-]{2,11}(?![\w])"
 )
 _SEED_PHRASE = re.compile(
-    r"(?:(?:seed|recovery|mnemonic|backup|wallet|secret recovery)\s(?:phrase|words|seed|sentence)s?|mnemonic|seed)\b.{0,30}?(?:\bis\b|\bare\b|:|=)\s?"
+    r"(?:(?:seed|recovery|mnemonic|backup|wallet|secret recovery)\s(?:phrase|words|seed|sentence)s?|mnemonic|seed"
+    # named by its length: "my 24-word phrase starts: ..."
+    r"|\b(?:12|15|18|20|21|24|25)[- ]word\s(?:\w{1,10}\s)?(?:phrase|seed|list|backup|mnemonic|sentence)s?)\b.{0,30}?(?:\bis\b|\bare\b|:|=)\s?"
     r"(?:[a-z]{3,10}[\s,]{1,3}){8,30}"
     r"|(?:frase semilla|frase de recuperación|phrase de récupération|wiederherstellungsphrase|seed-phrase|助记词|助記詞|シードフレーズ|시드 문구)"
     r".{0,20}?(?:[a-z]{3,10}[\s,]{1,3}){8,30}",
@@ -276,11 +329,19 @@ _RECOVERY_CODES = re.compile(
     r"\s?(?:codes?|keys?|tokens?|schlüssel|sleutels?|nyckel\w{0,2}|nøkkel\w{0,2}|nøgle\w{0,2}|koodi\w{0,2})"
     # key word first: "clé de récupération", "klucz odzyskiwania", "ключ восстановления", "恢复密钥"
     r"|(?:codes?|clés?|claves?|chiav[ei]|códigos?|codici|klucz\w{0,2}|kod\w{0,2}|ключ\w{0,2}|код\w{0,2}) (?:de |di |da |do |del |)"
-    r"(?:récupération|recuperación|recuperação|recupero|secours|odzyskiwania|восстановления|відновлення|kurtarma)"
+    r"(?:récupération|recuperación|recuperação|recupero|secours|odzyskiwania|восстановления|відновлення|kurtarma"
+    r"|respaldo|emergencia|emergência|sicurezza|zapasow\w{1,2}|резервн\w{1,3})"
     r"|(?:恢复|復原|回復|复原|복구)\s?(?:密钥|金鑰|密鑰|码|碼|キー|コード|키|코드))"
-    r".{0,40}?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\b\d{6,10}\b|\b\d{4}[ -]\d{4}\b)",
+    r".{0,40}?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\b\d{6,10}\b|\b\d{4}[ -]\d{4}\b"
+    # or letters and digits mixed, as GitHub's and X's backup codes are ("8rk2pq7m")
+    r"|\b(?=[a-z]{0,9}\d[a-z]{0,9}\d)(?=\d{0,9}[a-z])[a-z0-9]{8,10}\b)",
     re.DOTALL,
 )
+# Some providers' keys are UUIDs (Postmark, Heroku's old keys, Snyk): a UUID
+# named as a token or key, not as an id ("request id", "tenant id").
+_KEYWORD_UUID = re.compile(
+    r"(?:api[ _-]?key|secret[ _-]?key|client[ _-]?secret|(?:api|server|account|access|auth|secret|bearer|session|bot|refresh|personal access)[ _-]?token)s?"
+    r"\b[^\n]{0,20}?\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 _KEYWORD_HEX = re.compile(
     r"(?:api[ _-]?key|secret|token|access key|private key|auth|client secret|signing key|encryption key|hmac key)\b.{0,25}?\b(?:0x)?[0-9a-f]{32,128}\b",
     re.DOTALL,
@@ -300,13 +361,15 @@ _ID_NAMES = (
     r"social security|\bssn\b|national insurance|\bnino\b|passport|national id|national number|identity (?:card|number|code)|identification number|id card|id number|id no\b|personal (?:id|number|code|identity)|tax id|tax file number|\btin\b|\btfn\b|\bitin\b"
     r"|\bdni\b|\bnie\b|\bnif\b|codice fiscale|steuer-?id|steueridentifikationsnummer|personalausweis|sozialversicherungsnummer|versicherungsnummer|\bsvnr\b|ausweisnummer|identifikationsnummer|\bahv\b|\bavs\b"
     r"|\bcpf\b|\brg\b|aadhaa?r|pan card|\bpesel\b|numer dowodu|dowód osobisty"
-    r"|\bbsn\b|burgerservicenummer|rijksregister\w{0,8}|\binsz\b|registre national|numéro national|numéro d'identification|personnummer|fødselsnummer|\bcpr\b|kennitala|\bhetu\b|henkilötunnu\w{0,6}"
-    r"|\bcnp\b|\begn\b|\bегн\b|\bjmbg\b|\bemšo\b|\bemso\b|\boib\b|osobni identifikacijski|matični broj|матични број|isikukood\w{0,2}|personas kod\w{0,2}|asmens kod\w{0,2}|rodné číslo|rodného čísla"
+    r"|\bbsn\b|burgerservicenummer|rijksregister\w{0,8}|\binsz\b|registre national|numéro national|numéro d'identification|personnummer|samordningsnummer|fødselsnummer|\bd-nummer|\bcpr\b|kennitala|\bhetu\b|henkilötunnu\w{0,6}"
+    r"|\bcnp\b|\begn\b|\bегн\b|\bjmbg\b|\bemšo\b|\bemso\b|\boib\b|osobni identifikacijski|matični broj|матични број|\bјмбг\b|\bембг\b|\bembg\b|isikukood\w{0,2}|personas kod\w{0,2}|asmens kod\w{0,2}|rodné číslo|rodného čísla"
     r"|személyi (?:szám|azonosító)\w{0,3}|\btaj\b|taj-szám\w{0,3}|adóazonosító|\bamka\b|\bαμκα\b|\bαφμ\b|αριθμός ταυτότητας|κοινωνικής ασφάλισης"
     r"|\bsin\b|social insurance|\bnhs number|\bpps\b|my ?number|マイナンバー|個人番号|身份证\w{0,2}|身分證|身份證|居民身份|주민등록번호|외국인등록번호"
     r"|sécurité sociale|numéro fiscal|\bnir\b|carte d'identité|número de identidad|número de identificación|documento (?:nacional )?de identidad|seguridad social|cédula|\bcurp\b|\brfc\b|\brut\b|\bcuil\b|\bcuit\b"
     r"|carta d'identità|número de contribuinte|cartão de cidadão|segurança social|паспорт\w{0,3}|снилс|\bинн\b|\bипн\b|\bрнокпп\b|\bіпн\b|идентификационн\w{0,4} номер|ідентифікаційн\w{0,4} номер"
-    r"|driver'?s licen[cs]e number|licence number|medicare number|kimlik numarası|tc kimlik|\bnric\b|\bhkid\b|\bcnic\b|\bnik\b|\bktp\b|mykad|kad pengenalan|căn cước|\bcccd\b|chứng minh nhân dân"
+    r"|driver'?s licen[cs]e number|licence number|medicare (?:card|number|no\b)|kimlik numara\w{0,3}|kimlik no\b|tc kimlik|\bnric\b|\bhkid\b|\bcnic\b|\bnik\b|\bktp\b|mykad|kad pengenalan|căn cước|\bcccd\b|chứng minh nhân dân"
+    r"|matricule (?:national|luxembourgeois)|numéro d'identification national|numéro d'assurance sociale|assurance sociale|seguro social|\bniss\b|\bnuss\b"
+    r"|\bnin\b|\bbvn\b|\biqama\b|\bnhi number|\bumid\b|philsys|voter id|\bиин\b|\bidnp\b|\bлнч\b|davčn\w{1,3} številk\w{1,2}|\bppsn\b|জাতীয় পরিচয়\w{0,3}|এনআইডি"
     r"|תעודת (?:ה)?זהות|מספר (?:ה)?זהות|الرقم القومي|الرقم الوطني|رقم الهوية|بطاقة الهوية|کد ملی|شماره ملی|आधार|पहचान संख्या|เลขประจำตัวประชาชน|บัตรประชาชน"
 )
 # Any number right after an id's name (or thousands grouped by dots, as
@@ -317,6 +380,46 @@ _ID_WORDS = re.compile(
     r".{0,30}?(?<![\w-])([A-Z0-9]{0,3}[-\s]?\d[\d\s-]{4,20}\d(?:\s?[A-Z])?|\d{1,3}(?:\.\d{3}){2,}(?:-[\dK])?)(?![\w])",
     re.IGNORECASE | re.DOTALL,
 )
+# Names of ids that are also common words or initials elsewhere (Polish
+# "NIP", Colombian "NIT", Peruvian "RUC", New Zealand's "IRD number",
+# India's "PAN"): a number after them counts only when that id's own
+# python-stdnum check accepts it. (name pattern on the lower-cased text, modules)
+_CHECKED_ID_NAMES = tuple((re.compile(name), modules) for name, modules in (
+    (r"\bnip\b", ("pl.nip",)),
+    (r"\bnit\b", ("co.nit", "gt.nit", "sv.nit")),
+    (r"\bruc\b", ("pe.ruc", "ec.ruc", "py.ruc")),
+    (r"\bcnpj\b", ("br.cnpj",)),
+    (r"\bird\b|inland revenue", ("nz.ird",)),
+    (r"\brif\b", ("ve.rif",)),
+    (r"\bpib\b|\bпиб\b", ("rs.pib", "me.pib")),
+    (r"\bedb\b|\bедб\b", ("mk.edb",)),
+    (r"\bpan\b", ("in_.pan",)),
+    (r"\bnpwp\b", ("id.npwp",)),
+    (r"vergi (?:kimlik )?n(?:o\b|umara\w{0,3})|\bvkn\b", ("tr.vkn",)),
+    (r"\butr\b|unique taxpayer reference", ("gb.utr",)),
+    (r"steuernummer|\bstnr\b|abgabenkontonummer", ("de.stnr", "at.tin")),
+    (r"mã số thuế|\bmst\b", ("vn.mst",)),
+    (r"\bkra pin\b", ("ke.pin",)),
+))
+# A number as ids are written: digits in groups, maybe letters before
+# ("V-12345678-9", "ABCPK1234F") and a check letter after; the words between
+# the name and it are skipped.
+_ID_CANDIDATE = re.compile(r"(?<![\w.,/-])[A-Z]{0,5}-?\d(?:[ ./-]?\d){3,20}(?:-?[A-Z])?(?![\w-]|[.,/]\d)")
+
+
+def _checked_named_id(lower: str, upper: str) -> bool:
+    "A number after a short id name that the named id's check accepts."
+    for name, modules in _CHECKED_ID_NAMES:
+        for match in name.finditer(lower):
+            window = upper[match.end():match.end() + 60]
+            for candidate in _ID_CANDIDATE.finditer(window):
+                # a following number may be joined by a space ("10406543213 2019"): try without it
+                groups = candidate.group().split(" ")
+                if any(_valid_id(" ".join(groups[:n]), modules) for n in range(len(groups), 0, -1)):
+                    return True
+    return False
+
+
 # Matched on the lower-cased text: an alternation this long runs twice as
 # fast without IGNORECASE, and most texts name no id, so the two rules
 # that need a name run only after it is found.
@@ -338,6 +441,8 @@ _PUBLIC_BLOB = re.compile(
     + r"|\b(?i:sha)(?:1|224|256|384|512)[:-][A-Za-z0-9+/=]{20,200}"
     r"|\bh1:[A-Za-z0-9+/=]{40,50}|\b(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|bafy[a-z2-7]{50,70}|bc1[a-z0-9]{25,90}|npub1[a-z0-9]{50,70}|0x[0-9a-fA-F]{40})\b"
     r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+    # what is named public or an address is meant to be shared: "minisign public key RWQf...", "Bitcoin address 1kcC..."
+    r"|(?i:public key|(?:bitcoin|btc|litecoin|ltc|wallet) address)\W{1,3}[A-Za-z0-9+/=]{25,120}"
     r"|\$(?:2[abxy]?|argon2(?:id|i|d)|[1567]|pbkdf2[\w-]{0,20}|scrypt|y|gy)\$[A-Za-z0-9./+=$,-]{10,300}"  # password hashes (crypt formats)
 )
 
@@ -362,8 +467,12 @@ _SLASH_LOGIN = re.compile(r"(?<![\w/.-])[A-Za-z][\w$#]{0,30}/([^\s/@\"']{1,100})
 # line: "-u user -p 'pw'", "-pSECRET" (mysql glues it); the value must hold a
 # letter, so psql's "-p 5432" (a port) is not one; after a space, unquoted,
 # also a digit ("mysql -u root -p shopdb" asks for the password, shopdb is a database).
+# sqlcmd and mssql-cli spell the flags -U and -P; sshpass's -p is only ever a password.
 _CLI_PASSWORD = re.compile(
-    r"(?:^|\s)(?:-u|--user(?:name)?)[\s=]{1,3}[\"']?[^\s\"']{1,60}[^\n]{0,80}?\s(?:-p|--password)(\s{1,3}[\"']?|=?[\"']?)([^\s\"']{4,200})")
+    r"(?:^|\s)(?:(?:-u|-U|--user(?:name)?)[\s=]{1,3}[\"']?[^\s\"']{1,60}[^\n]{0,80}?\s(?:-p|-P|--password)|sshpass\s{1,3}-p"
+    # Samba's clients take "-U user%password"
+    r"|-U\s{1,3}[\"']?[^\s\"'%]{1,60}%)"
+    r"(\s{1,3}[\"']?|=?[\"']?)([^\s\"']{4,200})")
 # A TOTP seed after the words that name one: base32, maybe in groups of four.
 _TOTP_SEED = re.compile(
     r"(?i:\b(?:totp|otp|2fa|mfa|two-factor|authenticator|otpauth)\b[^\n]{0,60}?)(?<![A-Za-z0-9])"
@@ -404,7 +513,9 @@ _PATH_VALUE = re.compile(r"(?:~|\.{1,2})?/?(?:[A-Za-z_][\w.-]{0,40}/){1,12}[\w.-
 # A generated password may open with a symbol ("@pS*2DGj$9R(Tm"): after a
 # sigil that opens no bracket, letters, a digit and a further symbol make a
 # value, not a reference ("$DB_PASSWORD", "@handle", "#channel").
-_SIGIL_PASSWORD = re.compile(r"[@$#%&](?=[^\W_])(?=[^\d]{0,80}\d)(?=[\d\W_]{0,80}[^\W\d_])(?=.{0,80}[!#$%^&*()+=?~@])")
+_SIGIL_PASSWORD = re.compile(r"[@$#%&](?=[^\W_])(?=[^\d]{0,80}\d)(?=[\d\W_]{0,80}[^\W\d_])(?=.{0,80}[!#$%^&*()+=?~@])"
+                             # or letters no name is made of: seven consonants in a row ("$tcbqwfnNSRqdto_")
+                             r"|[@$#%&](?=\w{0,40}[bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ]{7})")
 
 
 def _is_reference(value: str) -> bool:
@@ -482,6 +593,27 @@ def _password_shaped(token: str) -> bool:
             and not _never_a_value(token))
 
 
+_RANDOM_LETTERS = re.compile(r"[bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ]{6}")
+
+
+def _generated_password(token: str) -> bool:
+    """What a password generator makes and nothing else: a token only a
+    password looks like whose letters are drawn at random (six consonants in
+    a row, the case switching three times), "CV#UxeZfkqjr9F9x"; a name or
+    version ("Node18+Vite(5)", "OpenSSL_1_1_1t+quic") is made of syllables."""
+    token = token.rstrip(".,;:!?)]}")
+    letters = re.sub(r"[^A-Za-z]", "", token)
+    switches = sum(a.isupper() != b.isupper() for a, b in zip(letters, letters[1:]))
+    # camelCase joins words, and clusters across their joins ("AsyncHttpx2Client") are no draw
+    words = re.sub(r"(?<=[a-z])(?=[A-Z][a-z])", " ", token)
+    return switches >= 3 and bool(_RANDOM_LETTERS.search(words)) and _password_shaped(token)
+
+
+def _generated_password_anywhere(plain: str) -> bool:
+    plain = _PUBLIC_BLOB.sub(" ", _URL.sub(" ", plain))
+    return any(_generated_password(m.group()) for m in _password_candidates(plain))
+
+
 def _names_a_password(sentence: str) -> bool:
     "A password word anywhere in the sentence, not inside a longer Latin word."
     folded = sentence.casefold()
@@ -518,6 +650,24 @@ def _login_secret(plain: str) -> bool:
     return False
 
 
+# A command line (a lowercase program name first, maybe after a prompt),
+# and in it a link or a user@host, then up to two arguments: where a client
+# takes the user and the password for it ("mc alias set backup
+# https://s3.example backupadmin Granite!Moth-2024").
+_COMMAND_LINE = re.compile(r"^\s{0,4}(?:[$#>]\s{1,3})?[a-z][\w.-]{0,30}\s\S", re.MULTILINE)
+_UNC_PATH = re.compile(r"\\\\[\w.-]{1,63}\\\S{0,200}")  # net use Z: \\fs01\share Pw /user:...
+_AFTER_HOST = re.compile(r"(?:\x00|[^\s@]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,5})[\s,]{1,3}(?:(\S{1,80})\s{1,3})?(\S{8,80})")
+
+
+def _password_beside_host(plain: str) -> bool:
+    "A token only a password looks like among the arguments right after a link or a user@host, on a command line."
+    if not _COMMAND_LINE.search(plain):
+        return False
+    plain = _UNC_PATH.sub("\x00", _URL.sub("\x00", plain))
+    return any(_password_shaped(token) for match in _AFTER_HOST.finditer(plain)
+               for token in match.groups() if token)
+
+
 def _assigned_secret(plain: str) -> bool:
     plain = _without_references(plain)
     for match in _ASSIGNED.finditer(plain):
@@ -550,7 +700,8 @@ def _luhn_ok(digits: str) -> bool:
 # Issuer (IIN) ranges of the card networks and the lengths they issue:
 # (first, last, digits of the prefix, lengths). Visa, Mastercard, Amex,
 # Discover, JCB, Diners; UnionPay (62, 81); RuPay (60, 65, 81, 82, 508);
-# Mir (2200-2204); Troy (9792); Elo, Verve and Maestro (50, 56-58, 63, 67).
+# Mir (2200-2204); Troy (9792); Elo, Verve and Maestro (50, 56-58, 63, 67);
+# the national schemes UzCard (8600), Humo (9860) and Belkart (9112).
 _CARD_RANGES = (
     (4, 4, 1, (13, 16, 19)),
     (51, 55, 2, (16,)), (2221, 2720, 4, (16,)),
@@ -561,6 +712,7 @@ _CARD_RANGES = (
     (62, 62, 2, range(16, 20)), (81, 82, 2, range(16, 20)),
     (2200, 2204, 4, range(16, 20)),
     (9792, 9792, 4, (16,)),
+    (8600, 8600, 4, (16,)), (9860, 9860, 4, (16,)), (9112, 9112, 4, (16,)),
     (50, 50, 2, range(12, 20)), (56, 58, 2, range(12, 20)), (63, 63, 2, range(12, 20)), (67, 67, 2, range(12, 20)),
 )
 
@@ -619,8 +771,15 @@ def _not_a_prose_value(value: str) -> bool:
             or _is_reference(value) or bool(_PASSWORD_HASH.match(value)) or _names_a_secret(value))
 
 
+# A value cut short to its prefix: "sk-...", "ghp_…".
+_ELIDED = re.compile(r"[^\s.…]{1,8}(?:\.{3}|…)")
+
+
 def _prose_match_is_secret(pattern: re.Pattern, match: re.Match, folded: str) -> bool:
-    value = next((g for g in match.groups() if g), "").strip(".,;:!?)»”」’。，")
+    raw = next((g for g in match.groups() if g), "")
+    if _ELIDED.fullmatch(raw.rstrip(",;:!?)»”」’。，")):
+        return False
+    value = raw.strip(".,;:!?)»”」’。，")
     if _not_a_prose_value(value):
         return False
     quoted = match.group(0).rstrip()[-1:] in "\"'`»”」’"
@@ -663,6 +822,8 @@ def _token_reason(plain: str) -> str | None:
         return "a connection string with a password"
     if any(_is_base32_seed(m.group(1)) for m in _TOTP_SEED.finditer(plain)):
         return "a one-time-password seed"
+    if _password_beside_host(plain):
+        return "a connection string with a password"
     return None
 
 
@@ -724,7 +885,7 @@ _OPENED = re.compile(
     r"|[\w-]{1,20}-(?:konto|account|app)\b|(?<![\w])[הלבמשו]{0,2}אפליקצי\w{0,3}|アプリ|앱|应用")
 _NOT_A_KEY = re.compile(
     r"(?:area|zip|postal|post|error|status|source|promo|discount|coupon|voucher|gift|qr|bar|country|product|dress|tracking|booking|order|reference"
-    r"|confirmation|invite|invitation|referral|colou?r|exit|language|region|public|keyboard)(?:[\s-]\w{1,10})?[\s-]?$")
+    r"|confirmation|invite|invitation|referral|colou?r|exit|language|region|public|keyboard|model|serial|licen[cs]e)(?:[\s-]\w{1,10})?[\s-]?$")
 
 
 def _keyed_value(folded: str) -> bool:
@@ -739,11 +900,29 @@ def _keyed_value(folded: str) -> bool:
     return False
 
 
+_OPENS_WITH = re.compile(r"\b(?:unlock|disarm|open)\w{0,3}\s(?:it\s|only\s)?with\s(?:the\s)?(?:code\s)?[#*]?\d{4,8}[#*]?(?![\w-])")
+
+
+# The same, where the language names the kind after the code ("kod błędu",
+# "код ошибки", "code d'erreur", "kod pocztowy").
+_NOT_A_CODE_AFTER = re.compile(
+    r"\s(?:d'|de |di |del )?(?:error|erreur|errore|błęd|ошибк|помилк|chyb|hib|fehler|fout|fel|virhe|hata|pocztow|postal|почтов|поштов"
+    r"|promo|rabat|скидк|zip|area|qr|product|produkt|товар|заказ|zamówien|order|booking|reserv|rezerw|брон|tracking|przesył|model|serial)")
+
+
+def _code_value(folded: str) -> bool:
+    "A code and its value, not one of the codes that open nothing (zip, area, error ...)."
+    if _OPENS_WITH.search(folded):
+        return True
+    return any(not _NOT_A_KEY.search(folded[max(0, m.start() - 14):m.start()]) and not _NOT_A_CODE_AFTER.search(m.group())
+               for m in _CODE_VALUE.finditer(folded))
+
+
 def _password_in_prose(folded: str) -> bool:
     folded = _PUBLIC_BLOB.sub(" ", _PLACEHOLDER_SPAN.sub("<>", _without_references(folded)))
     return bool(
         _prose_secret(folded) or _near_value(folded) or _keyed_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded)
-        or (_CODE_VALUE.search(folded) and _OPENS_SOMETHING.search(folded))
+        or (_OPENS_SOMETHING.search(folded) and _code_value(folded))
     )
 
 
@@ -822,20 +1001,31 @@ def _plain_id(plain: str) -> bool:
     return any(_valid_id(re.sub(r"\D", "", m.group()), _PLAIN_IDS) for m in _PLAIN_NUMBER.finditer(plain))
 
 
+# A passport number mixes letters and digits ("C01X00T47", "PAB123456"):
+# after the word for a passport, in many languages.
+_PASSPORT_NUMBER = re.compile(
+    r"(?i:passport|reisepass\w{0,3}|pass(?:nummer| nr)|pasaporte|passeport|passaporto|paszport\w{0,3}|паспорт\w{0,3}|pasaport\w{0,3}|paspoort\w{0,3}"
+    r"|護照|护照|パスポート|여권|جواز السفر|דרכון)[^\n]{0,30}?(?<![\w-])(?=[A-Z]{0,3}\d)(?=(?:[A-Z]{0,9}\d){2})[A-Z]{0,3}\d[A-Z0-9]{5,10}(?![\w-])")
+
+
 def _national_id(plain: str, upper: str) -> bool:
     return bool(
+        _PASSPORT_NUMBER.search(plain) or
         _SSN.search(plain)
         or _NINO.search(plain)
         or _KOREAN_RRN.search(plain)
         or any(_valid_id(m.group(), modules) for pattern, modules in _ID_SHAPES for m in pattern.finditer(upper))
         or (_ID_CONTEXT.search(plain.lower()) and (_ID_WORDS.search(plain) or _plain_id(plain)))
+        or _checked_named_id(plain.lower(), upper)
     )
 
 
 def _random_token(plain: str) -> bool:
     public = _PUBLIC_BLOB.sub(" ", plain)
     public = _URL.sub(_url_without_path, public)
-    return any(_looks_random(token) for token in _LONG_TOKEN.findall(public))
+    # a provider's sample key ("...bPxRfiCYEXAMPLEKEY") in a text that calls it a placeholder or example
+    sample = bool(_TEMPLATE_WORDS.search(plain))
+    return any(_looks_random(token) and not (sample and _placeholder_token(token)) for token in _LONG_TOKEN.findall(public))
 
 
 def secret_reason(text: str) -> str | None:
@@ -845,9 +1035,9 @@ def secret_reason(text: str) -> str | None:
     if token:
         return token
     folded = fold_for_matching(text)
-    if _password_in_prose(folded) or _password_beside_word(plain):
+    if _password_in_prose(folded) or _password_beside_word(plain) or _generated_password_anywhere(plain):
         return "a password or code"
-    if _KEYWORD_HEX.search(folded):
+    if _KEYWORD_HEX.search(folded) or _KEYWORD_UUID.search(folded):
         return "an API token or key"
     if _card_number(plain):
         return "a payment card number"
