@@ -96,7 +96,7 @@ def test_the_fresh_off_topic_prompts_pair_english_with_chinese(bench):
 
 def test_the_default_run_keeps_to_tune_and_held_out_and_all_adds_fresh_and_fresh2(bench):
     assert bench.SPLIT_CHOICES["both"] == ("tune", "held-out")
-    assert bench.SPLIT_CHOICES["all"] == ("tune", "held-out", "fresh", "fresh2", "fresh3")
+    assert bench.SPLIT_CHOICES["all"] == ("tune", "held-out", "fresh", "fresh2", "fresh3", "fresh4")
     for split in ("tune", "held-out"):
         prompts = bench.load_prompts(split)
         assert len(prompts["en"]) == len(prompts["zh"]) == 40
@@ -106,6 +106,9 @@ def test_the_default_run_keeps_to_tune_and_held_out_and_all_adds_fresh_and_fresh
     fresh3 = bench.load_prompts("fresh3")
     assert len(fresh3["en"]) == len(fresh3["zh"]) == 60
     assert bench.FACT_FILES["fresh3"] == "bilingual_facts_fresh3.tsv"
+    fresh4 = bench.load_prompts("fresh4")
+    assert len(fresh4["en"]) == len(fresh4["zh"]) == 60
+    assert bench.FACT_FILES["fresh4"] == "bilingual_facts_fresh4.tsv"
 
 
 def read_prompt_rows(bench, name: str) -> list[dict]:
