@@ -562,7 +562,7 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
     fresh2, fresh3 = entries(corpora / "fresh2"), entries(corpora / "fresh3")
     fresh4, fresh5 = entries(corpora / "fresh4"), entries(corpora / "fresh5")
     fresh6, fresh7 = entries(corpora / "fresh6"), entries(corpora / "fresh7")
-    fresh8 = entries(corpora / "fresh8")
+    fresh8, fresh9 = entries(corpora / "fresh8"), entries(corpora / "fresh9")
     assert len(fresh) > 500 and len(tune) > 900 and len(fresh2) > 200 and len(fresh3) > 600
     assert len(fresh4) > 700 and len(fresh5) > 750 and len(fresh6) > 700 and len(fresh7) > 700 and len(fresh8) > 700
     assert fresh.isdisjoint(tune)
@@ -578,6 +578,9 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
         assert fresh7.isdisjoint(earlier)
     for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7):
         assert fresh8.isdisjoint(earlier)
+    assert len(fresh9) > 300
+    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8):
+        assert fresh9.isdisjoint(earlier)
 
 
 def test_the_safety_report_reports_fresh8_by_default_and_reads_each_split_from_its_folder():
