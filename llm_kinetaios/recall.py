@@ -902,7 +902,7 @@ REQUEST_PROMPTS = {
         "给初学者讲讲国际象棋的规则。",
     ],
 }
-# Questions about the world (issue 15, seventh round): who holds an office
+# Questions about the world (issue 15, seventh round; 60 a script): who holds an office
 # now, how many, when, where, false premises. Measured against the everyday
 # requests alone, such a question ("Who is the current chair of …?") read
 # as a question about the user and injected memories. They are a bank of
@@ -961,6 +961,18 @@ QUESTION_PROMPTS = {
         "Has anyone ever climbed K2 in winter?",
         "What did the Treaty of Westphalia settle?",
         "Which river flows through Baghdad?",
+        "When did the author of The Old Man and the Sea die?",
+        "How long has Singapore been independent?",
+        "What was the name of the first dog sent into orbit?",
+        "Who was the first emperor of Brazil?",
+        "How much bigger is Canada than France?",
+        "In which year did Texas become part of Mexico again?",
+        "How many Grand Slam titles has the top-ranked tennis player won so far?",
+        "When did the last Concorde flight take place?",
+        "Who is the richest person in the world today?",
+        "How many women sit in the Swiss Federal Council?",
+        "What is the newest member state of the United Nations?",
+        "Which band has sold the most albums of all time?",
     ],
     "cjk": [
         "世界银行现任行长是谁？",
@@ -1011,6 +1023,18 @@ QUESTION_PROMPTS = {
         "有人在冬季登顶过K2吗？",
         "《威斯特伐利亚和约》解决了什么问题？",
         "哪条河流经巴格达？",
+        "《老人与海》的作者是什么时候去世的？",
+        "新加坡独立多少年了？",
+        "第一只被送上地球轨道的狗叫什么名字？",
+        "巴西的第一位皇帝是谁？",
+        "加拿大比法国大多少？",
+        "得克萨斯是哪一年重新归属墨西哥的？",
+        "世界排名第一的网球选手到现在赢过几个大满贯？",
+        "协和式客机的最后一次飞行是什么时候？",
+        "现在世界首富是谁？",
+        "瑞士联邦委员会里有几位女性？",
+        "联合国最新的成员国是哪个？",
+        "有史以来专辑卖得最多的乐队是哪支？",
     ],
 }
 EVERYDAY_PROMPTS = {script: GENERIC_PROMPTS[script] + REQUEST_PROMPTS[script]
