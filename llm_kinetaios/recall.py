@@ -15,7 +15,7 @@ every memory by meaning, in three steps (figures: docs/recall.md):
    ``STANDALONE_MARGINS`` margins above zero. When too few clear these bars,
    a memory below them may count by how far the query reads as a question
    about the user (``about_user_margins``, against a bank of everyday
-   requests) and how far it stands out in its script pair, scores across
+   requests and one of questions about the world) and how far it stands out in its script pair, scores across
    scripts and between CJK texts being compressed (``clears_lower_bar``).
    When these still find too few, the spread judge (``_by_spread``) lets a
    memory somewhat less far above the average count, if the query spreads
@@ -341,14 +341,17 @@ def about_user_margins(model, vector, query_cjk: bool, min_margin: float) -> flo
     """How much closer, in margins, the query's vector stands to the mean of
     questions about the user (PERSONAL_PROMPTS or USER_PROMPTS, whichever is
     nearer) than to the mean of everyday requests (GENERIC_PROMPTS and
-    REQUEST_PROMPTS), both in the query's script. Infinite when either cannot
-    be computed (no gate), or by its sign when the margin is set to 0."""
+    REQUEST_PROMPTS) or to the mean of questions about the world
+    (QUESTION_PROMPTS), whichever is nearer, all in the query's script.
+    Infinite when any cannot be computed (no gate), or by its sign when the
+    margin is set to 0."""
     script = "cjk" if query_cjk else "other"
-    generic = query_prior(model, script, EVERYDAY_PROMPTS)
+    everyday = [query_prior(model, script, prompts) for prompts in (EVERYDAY_PROMPTS, QUESTION_PROMPTS)]
     about = [query_prior(model, script, prompts) for prompts in (PERSONAL_PROMPTS, USER_PROMPTS)]
-    if generic is None or any(prior is None for prior in about):
+    if any(prior is None for prior in everyday + about):
         return float("inf")
-    closer = max(float(vector @ (prior - generic)) for prior in about)
+    closer = (max(float(vector @ prior) for prior in about)
+              - max(float(vector @ prior) for prior in everyday))
     return closer / min_margin if min_margin > 0 else math.copysign(float("inf"), closer)
 
 
@@ -899,6 +902,141 @@ REQUEST_PROMPTS = {
         "给初学者讲讲国际象棋的规则。",
     ],
 }
+# Questions about the world (issue 15, seventh round; 60 a script): who holds an office
+# now, how many, when, where, false premises. Measured against the everyday
+# requests alone, such a question ("Who is the current chair of …?") read
+# as a question about the user and injected memories. They are a bank of
+# their own, not more everyday prompts: mixed into the everyday mean they
+# moved it towards questions, so every request read more personal too and
+# no bar kept both (docs/recall.md). Written for this project, not taken
+# from FreshQA, MT-Bench, LongBench-Write or HELM (the off-topic measures of
+# docs/recall.md).
+QUESTION_PROMPTS = {
+    "other": [
+        "Who is the current president of the World Bank?",
+        "Who is the current chief executive of the largest shipping company in Denmark?",
+        "Who is the current captain of the New Zealand rugby team?",
+        "Who currently holds the men's world record in the marathon?",
+        "Who is the current secretary-general of NATO?",
+        "Who was the first woman to win a Nobel Prize?",
+        "Who wrote the novel One Hundred Years of Solitude?",
+        "Who founded the company that makes the Kindle?",
+        "Who won the most recent football World Cup?",
+        "Who is the reigning world chess champion?",
+        "How many moons does Jupiter have?",
+        "How many countries are members of the European Union?",
+        "How many people live in Tokyo?",
+        "How many times has Brazil won the World Cup?",
+        "How many bones are in the adult human body?",
+        "How many employees does the largest car maker in the world have?",
+        "How many seats are there in the German parliament?",
+        "How tall is the tallest building in the world?",
+        "How long is the Nile?",
+        "How old was the oldest person who ever lived?",
+        "When did the Berlin Wall fall?",
+        "When was the last total solar eclipse visible in Europe?",
+        "When did the first human land on the moon?",
+        "When is the next Winter Olympics, and where?",
+        "In what year did the Ottoman Empire end?",
+        "What is the population of Nigeria?",
+        "What is the largest desert on Earth?",
+        "What is the deepest lake in the world?",
+        "What is the current price of an ounce of gold?",
+        "What is the most widely spoken language in South America?",
+        "What is the official currency of Switzerland?",
+        "What was the highest-grossing film of last year?",
+        "Which country has the most active volcanoes?",
+        "Which company has the largest market value right now?",
+        "Which planet has the longest day?",
+        "Which team won the last Tour de France?",
+        "Which element has the highest melting point?",
+        "Which city hosted the first modern Olympic Games?",
+        "Where is the headquarters of the International Red Cross?",
+        "Where does the Danube river end?",
+        "Is Pluto still considered a planet?",
+        "Is the Great Wall of China visible from the moon with the naked eye?",
+        "Did Albert Einstein fail mathematics at school?",
+        "Why did the dinosaurs go extinct?",
+        "Why is the sky blue?",
+        "Has anyone ever climbed K2 in winter?",
+        "What did the Treaty of Westphalia settle?",
+        "Which river flows through Baghdad?",
+        "When did the author of The Old Man and the Sea die?",
+        "How long has Singapore been independent?",
+        "What was the name of the first dog sent into orbit?",
+        "Who was the first emperor of Brazil?",
+        "How much bigger is Canada than France?",
+        "In which year did Texas become part of Mexico again?",
+        "How many Grand Slam titles has the top-ranked tennis player won so far?",
+        "When did the last Concorde flight take place?",
+        "Who is the richest person in the world today?",
+        "How many women sit in the Swiss Federal Council?",
+        "What is the newest member state of the United Nations?",
+        "Which band has sold the most albums of all time?",
+    ],
+    "cjk": [
+        "世界银行现任行长是谁？",
+        "丹麦最大的航运公司现任首席执行官是谁？",
+        "新西兰橄榄球队现任队长是谁？",
+        "男子马拉松世界纪录现在是谁保持的？",
+        "北约现任秘书长是谁？",
+        "第一位获得诺贝尔奖的女性是谁？",
+        "小说《百年孤独》的作者是谁？",
+        "生产Kindle的公司是谁创立的？",
+        "最近一届足球世界杯是谁夺冠的？",
+        "现任国际象棋世界冠军是谁？",
+        "木星有多少颗卫星？",
+        "欧盟有多少个成员国？",
+        "东京有多少人口？",
+        "巴西赢过几次世界杯？",
+        "成年人身上有多少块骨头？",
+        "世界上最大的汽车制造商有多少员工？",
+        "德国议会有多少个席位？",
+        "世界上最高的建筑有多高？",
+        "尼罗河有多长？",
+        "有史以来最长寿的人活了多少岁？",
+        "柏林墙是哪一年倒塌的？",
+        "欧洲上一次能看到日全食是什么时候？",
+        "人类第一次登上月球是什么时候？",
+        "下一届冬奥会在什么时候、在哪里举办？",
+        "奥斯曼帝国是哪一年灭亡的？",
+        "尼日利亚有多少人口？",
+        "地球上最大的沙漠是哪个？",
+        "世界上最深的湖是哪个？",
+        "现在一盎司黄金多少钱？",
+        "南美洲使用最广泛的语言是什么？",
+        "瑞士的法定货币是什么？",
+        "去年票房最高的电影是哪部？",
+        "哪个国家的活火山最多？",
+        "目前市值最高的公司是哪家？",
+        "哪颗行星的一天最长？",
+        "上一届环法自行车赛是哪支车队赢的？",
+        "哪种元素的熔点最高？",
+        "第一届现代奥运会在哪个城市举办？",
+        "红十字国际委员会的总部在哪里？",
+        "多瑙河最后流入哪里？",
+        "冥王星现在还算行星吗？",
+        "在月球上用肉眼能看到长城吗？",
+        "爱因斯坦上学时数学真的不及格吗？",
+        "恐龙为什么会灭绝？",
+        "天空为什么是蓝色的？",
+        "有人在冬季登顶过K2吗？",
+        "《威斯特伐利亚和约》解决了什么问题？",
+        "哪条河流经巴格达？",
+        "《老人与海》的作者是什么时候去世的？",
+        "新加坡独立多少年了？",
+        "第一只被送上地球轨道的狗叫什么名字？",
+        "巴西的第一位皇帝是谁？",
+        "加拿大比法国大多少？",
+        "得克萨斯是哪一年重新归属墨西哥的？",
+        "世界排名第一的网球选手到现在赢过几个大满贯？",
+        "协和式客机的最后一次飞行是什么时候？",
+        "现在世界首富是谁？",
+        "瑞士联邦委员会里有几位女性？",
+        "联合国最新的成员国是哪个？",
+        "有史以来专辑卖得最多的乐队是哪支？",
+    ],
+}
 EVERYDAY_PROMPTS = {script: GENERIC_PROMPTS[script] + REQUEST_PROMPTS[script]
                     for script in GENERIC_PROMPTS}
 # Questions about the user, in the first and third person: the other side
@@ -983,7 +1121,7 @@ PRIORS_FILENAME = "kinetaios-query-priors.json"
 # ``python benchmarks/ship_query_priors.py`` when a bank changes; a test
 # holds the file to the banks' current text.
 SHIPPED_PRIORS = Path(__file__).resolve().parent / "data" / "query_priors.json"
-PRIOR_BANKS = {"generic": GENERIC_PROMPTS, "everyday": EVERYDAY_PROMPTS,
+PRIOR_BANKS = {"generic": GENERIC_PROMPTS, "everyday": EVERYDAY_PROMPTS, "questions": QUESTION_PROMPTS,
                "personal": PERSONAL_PROMPTS, "user": USER_PROMPTS}
 _priors: dict[tuple[str, str, int], "np.ndarray"] = {}
 
