@@ -712,15 +712,7 @@ _CARRY_OUT = (
     r"|تن?ف[ّ]?ذ|تنفيذ|ين?ف[ّ]?ذ|نف[ّ]?ذ|ات[ّ]?ب[ّ]?ع|تت[ّ]?ب[ّ]?ع|يت[ّ]?ب[ّ]?ع|تطيع|أطع|طاعة|تعامل|לבצע|תבצע|בצע|מבצע|לציית|תציית|לפעול לפי|תפעל לפי|اجرا|پیروی|اطاعت"
     r"|செயல்படுத்த|பின்பற்ற|पालन|अमल|निष्पादित|चलाएं|चलाओ|लागू|执行|執行|遵循|遵守|服从|服從|照做|照办|照辦|视为|視為|当作|當作|运行|運行|実行|従|したが|扱|실행|따르|따라|수행|취급|ทำตาม|ปฏิบัติตาม|ดำเนินการ"
 )
-# The order is a standing one or the doer is named: any order, from now on,
-# without asking, or the assistant.
-_ANY_ORDER = (
-    r"\b(?:any|all|every|whatever|alle\w?|jede\w?|jegliche\w?|sämtliche\w?|toute?s?|n'importe quel\w{0,3}|chaque|cualquier\w{0,2}|tod[oa]s?|cada|qualsiasi|qualunque|tutt[ei]|ogni"
-    r"|qualquer|quaisquer|elke|ieder\w?|wszystk\w{1,3}|każd\w{1,3}|jakiekolwiek|dowoln\w{1,3}|všechn\w{1,3}|každ\w{1,3}|jakýkoliv?\w{0,3}|jakékoliv?|libovoln\w{1,3}"
-    r"|alla|varje|hver\w?|enhver|ethvert|kaikk\w{1,4}|jokai\w{1,5}|minden\w{0,3}|bármely\w{0,3}|bármilyen|összes|tüm|bütün|herhangi|orice|toate|fiecare|visas|visus|visi|bet kok\w{1,3}|kõik\w{0,2}|svaki\w{0,2}|sve)\b"
-    r"|κάθε|οποιαδήποτε|οποιεσδήποτε|όλες|όλα|любы\w{1,2}|любую|все|всех|всі|будь-як\w{1,3}|всички|всяка|أي|أية|كل|جميع|כל|هر|همه|किसी भी|सभी|任何|所有|一切|全部|すべて|全て|あらゆる|どんな|모든|어떤"
-    r"|\b(?:mọi|bất kỳ|tất cả|semua|setiap|apa pun)\b|ทุก|ใดๆ"
-)
+# The order made a standing one: from now on, for good.
 _FROM_NOW_ON = (
     r"\b(?:from now on|henceforth|going forward|from here on|permanently|ab (?:jetzt|sofort|heute)|von nun an|künftig|fortan|dauerhaft|désormais|dorénavant|à partir de maintenant|à l'avenir"
     r"|a partir de ahora|de ahora en adelante|desde ahora|en adelante|d'ora in poi|da ora in poi|d'ora innanzi|a partir de agora|de agora em diante|daqui em diante|vanaf nu|voortaan|van nu af aan"
@@ -1115,11 +1107,16 @@ _OUTSIDE_ORDERS_FIRST_RE = _compile(_OUTSIDE_ORDERS_FIRST, re.DOTALL)
 _TRUST_CLAIM_RE = _compile(_TRUST_CLAIM)
 _CHECKS_WAIVED_RE = _compile(_CHECKS_WAIVED)
 _SECOND_PERSON_FORMS_RE = _compile(_SECOND_PERSON_FORMS)
+
+
+def _addressed_to_someone(text: str) -> bool:
+    "\"You\" in either lexicon: the everyday pronouns, or the forms only an address takes."
+    return bool(_SECOND_PERSON.search(text) or _SECOND_PERSON_FORMS_RE.search(text))
+
 _KEEP_FROM_THE_USER_RE = _compile(_KEEP_FROM_THE_USER)
 _ORDER_NOUN_RE = _compile(_ORDER_NOUN)
 _CONTENT_SOURCE_RE = _compile(_CONTENT_SOURCE)
 _CARRY_OUT_RE = _compile(_CARRY_OUT)
-_ANY_ORDER_RE = _compile(_ANY_ORDER)
 _FROM_NOW_ON_RE = _compile(_FROM_NOW_ON)
 _DONE_FOR_THE_USER_RE = _compile(_DONE_FOR_THE_USER)
 _STEER_VERB_RE = _compile(_STEER_VERB)
@@ -1173,7 +1170,7 @@ def _outside_orders_carried_out(folded: str) -> bool:
     if all(_NEGATION_BEFORE.search(folded[max(0, verb.start() - 30):verb.start()]) for verb in _CARRY_OUT_RE.finditer(folded)):
         return False
     return bool(_FROM_NOW_ON_RE.search(folded) or _WITHOUT_ASKING_RE.search(folded) or _WITHOUT_TELLING_RE.search(folded)
-                or _ASSISTANT_WORD.search(folded) or _SECOND_PERSON.search(folded) or _SECOND_PERSON_FORMS_RE.search(folded)
+                or _ASSISTANT_WORD.search(folded) or _addressed_to_someone(folded)
                 or _DONE_FOR_THE_USER_RE.search(folded))
 
 
@@ -1187,7 +1184,7 @@ def _steered_to_a_named_target(text: str, folded: str) -> bool:
 
 def _asks_someone_to_act(folded: str) -> bool:
     """The assistant, "you" or the answers named, or a wish that someone act for the user."""
-    return bool(_ASSISTANT_WORD.search(folded) or _SECOND_PERSON.search(folded) or _SECOND_PERSON_FORMS_RE.search(folded)
+    return bool(_ASSISTANT_WORD.search(folded) or _addressed_to_someone(folded)
                 or _EVERY_REPLY_RE.search(folded) or _ANSWER_WORD_RE.search(folded) or _ANSWERING.search(folded)
                 or _DONE_FOR_THE_USER_RE.search(folded) or _WISH_FRAME_RE.search(folded))
 
@@ -1198,8 +1195,8 @@ def _suspicion_silenced(folded: str) -> bool:
         return False
     for thing in _SUSPICIOUS_THING_RE.finditer(folded):
         # the verb may close the clause ("nicht mehr vor verdächtigen Links warnt")
-        around = folded[max(0, thing.start() - 70):thing.end() + 25]
-        if _WARN_VERB_RE.search(around) and _NEVER_AGAIN_RE.search(folded[max(0, thing.start() - 70):thing.start()]):
+        start = max(0, thing.start() - 70)
+        if _NEVER_AGAIN_RE.search(folded[start:thing.start()]) and _WARN_VERB_RE.search(folded[start:thing.end() + 25]):
             return True
     return False
 
@@ -1290,7 +1287,7 @@ def _speaks_to_the_model(folded: str) -> str | None:
         return "instructions to the model"
     unquoted = _TEMPLATE_SLOT.sub(" ", _QUOTED_SPAN.sub(" ", folded))
     addressed = _reported_you_removed(unquoted)
-    if (_SECOND_PERSON.search(addressed) or _SECOND_PERSON_FORMS_RE.search(addressed)) and not _service_line(folded):
+    if _addressed_to_someone(addressed) and not _service_line(folded):
         return "addressed to the assistant (second person)"
     if _KEEP_FROM_THE_USER_RE.search(addressed):
         return "addressed to the assistant (kept from the user)"
