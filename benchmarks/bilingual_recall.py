@@ -42,7 +42,9 @@ fresh3 uses benchmarks/data/offtopic_prompts_fresh3*.jsonl (FreshQA questions an
 prompts written in Chinese); fresh4 uses benchmarks/data/offtopic_prompts_fresh4*.jsonl
 (WritingBench requests, and factual and advice questions written for this project).
 
-Splits: the facts' "split" column. The ranking was tuned on "tune" only.
+Splits: the facts' "split" column. The ranking was first tuned on "tune"
+only; each later round tuned on every split already read (docs/recall.md says
+which), and each fresh split was read only after the round it was written for.
 "fresh" is a second held-out set with its own file,
 benchmarks/data/bilingual_facts_fresh.tsv: 48 facts about another user, on
 subjects none of bilingual_facts.tsv's are about, written before any recall
