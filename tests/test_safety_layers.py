@@ -583,6 +583,32 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
         assert fresh9.isdisjoint(earlier)
 
 
+def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_fresh9():
+    """The poisoning head's training material (directed, directed2: written for
+    it) holds no fresh9 entry, and its training script never reads fresh9."""
+    import sys
+    from pathlib import Path
+
+    benchmarks = Path(__file__).resolve().parent.parent / "benchmarks"
+    corpora = benchmarks / "corpora"
+
+    def texts(folder, names):
+        return {" ".join(json.loads(line)["text"].split()).casefold()
+                for name in names for line in (folder / f"{name}.jsonl").open(encoding="utf-8")}
+
+    fresh9 = texts(corpora / "fresh9", ("injection", "ordinary", "secrets", "near_miss"))
+    for folder in ("directed", "directed2"):
+        training = texts(corpora / folder, ("injection", "ordinary"))
+        assert len(training) >= 200 and training.isdisjoint(fresh9)
+    sys.path.insert(0, str(benchmarks))
+    try:
+        import train_poisoning_classifier as training_script
+    finally:
+        sys.path.remove(str(benchmarks))
+    assert training_script.REPORT_SPLIT == "fresh9" not in training_script.READ_SPLITS
+    assert {"directed", "directed2"} <= set(training_script.READ_SPLITS)
+
+
 def test_the_safety_report_reports_fresh8_by_default_and_reads_each_split_from_its_folder():
     "The reported set is the one nobody tuned on; every held-out split keeps its own files."
     import sys

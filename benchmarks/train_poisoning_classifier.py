@@ -1,0 +1,178 @@
+"""Train and cross-validate the learned detector's poisoning head (issue 16).
+
+    python benchmarks/train_poisoning_classifier.py            # cross-validate, print the tables
+    python benchmarks/train_poisoning_classifier.py --write    # and write the shipped weights
+
+The poisoning head asks of every memory: is this memory poisoning worded
+as a preference, or a fact or standing preference of the user? A logistic
+regression on the multilingual-e5-small passage vectors the write path
+stores anyway (``train_injection_classifier.fit`` on standardised vectors,
+folded back into one dot product on the raw ones).
+
+Data: every split already read, never the report split (fresh9, which is
+not even loaded):
+
+* positives: the memory-poisoning payloads of the tune corpora and of
+  fresh to fresh8, and of ``corpora/directed*/injection.jsonl``
+  (poisoning preferences written as training material by people who had
+  not read the filters);
+* negatives: the ordinary and near-miss facts of those splits, the durable
+  facts of the extraction corpus, and ``corpora/directed*/ordinary.jsonl``
+  (benign standing preferences, written the same way).
+
+Other payloads (jailbreaks, injected documents) are the patterns' and the
+instruction head's job and are left out.
+
+Choosing the strength and threshold: leave one split out (each split was
+written at a different time by a different hand, so a left-out split is
+wording the model has not seen). For each strength, the threshold is the
+score above which at most ``NEGATIVE_BUDGET`` of the out-of-split
+negatives lie -- a budget fixed beforehand (a quarter of the issue's 2%
+for ordinary facts, leaving the rest to the patterns), not chosen by any
+figure; the strength that catches the most out-of-split poisoning at its
+threshold wins. The shipped weights are then trained on everything with
+that strength. Deterministic: no random numbers anywhere. How the shipped
+head does on fresh9 is measured end to end by ``benchmarks/safety_report.py
+--split fresh9``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from _common import REPO_ROOT, markdown_table
+from train_injection_classifier import CORPORA, EXTRACTION, embed, fit, logit, rows
+
+WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "poisoning_classifier.json"
+READ_SPLITS = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
+               "directed", "directed2")
+REPORT_SPLIT = "fresh9"
+# L2 penalties on standardised vectors (each dimension scaled to unit
+# variance first: e5's vectors sit in a narrow cone, and scaled this way a
+# penalty weighs every dimension alike).
+STRENGTHS = (3e-4, 1e-3, 3e-3, 1e-2)
+# The share of out-of-split ordinary facts and preferences the threshold may flag.
+NEGATIVE_BUDGET = 0.005
+
+
+def is_poisoning(category: str) -> bool:
+    return "poisoning" in category
+
+
+def training_set() -> tuple[list[str], np.ndarray, np.ndarray]:
+    "Texts, labels (1 = poisoning) and split names of the read splits."
+    texts, labels, splits = [], [], []
+    for split in READ_SPLITS:
+        assert split != REPORT_SPLIT
+        folder = CORPORA if split == "tune" else CORPORA / split
+        for row in rows(folder / "injection.jsonl"):
+            if is_poisoning(row["category"]):
+                texts.append(row["text"]); labels.append(1); splits.append(split)
+        for corpus in ("ordinary", "near_miss"):
+            path = folder / f"{corpus}.jsonl"
+            if path.exists():
+                for row in rows(path):
+                    texts.append(row["text"]); labels.append(0); splits.append(split)
+    for row in rows(EXTRACTION):
+        if row["category"] == "durable_fact":
+            texts.append(row["text"]); labels.append(0); splits.append("extraction")
+    return texts, np.array(labels), np.array(splits)
+
+
+def fit_standardised(x: np.ndarray, y: np.ndarray, strength: float) -> tuple[np.ndarray, float]:
+    """``fit`` on vectors standardised by their mean and spread here, folded
+    back into weights and a bias on the raw vectors: the shipped head stays
+    one dot product."""
+    mean, spread = x.mean(axis=0), x.std(axis=0) + 1e-6
+    weights, bias = fit((x - mean) / spread, y, strength)
+    return weights / spread, bias - float((weights * mean / spread).sum())
+
+
+def out_of_split(x: np.ndarray, y: np.ndarray, splits: np.ndarray, strength: float) -> np.ndarray:
+    "Each memory's score from a head trained on every other split."
+    scores = np.zeros(len(y))
+    for split in np.unique(splits):
+        test = splits == split
+        weights, bias = fit_standardised(x[~test], y[~test], strength)
+        scores[test] = logit(x[test], weights, bias)
+    return scores
+
+
+def threshold_for(negative_scores: np.ndarray) -> float:
+    "The score above which at most NEGATIVE_BUDGET of these negatives lie."
+    ranked = np.sort(negative_scores)[::-1]
+    allowed = int(NEGATIVE_BUDGET * len(ranked))
+    return float(ranked[allowed]) if allowed < len(ranked) else float(ranked[-1])
+
+
+def cross_validate(x, y, splits):
+    "The chosen strength and threshold, the out-of-split scores, and the table."
+    table, best = [], None
+    for strength in STRENGTHS:
+        scores = out_of_split(x, y, splits, strength)
+        threshold = threshold_for(scores[y == 0])
+        caught = int((scores[y == 1] > threshold).sum())
+        flagged = int((scores[y == 0] > threshold).sum())
+        table.append([strength, f"{threshold:.2f}", f"{caught} of {int(y.sum())}", f"{flagged} of {int((y == 0).sum())}"])
+        if best is None or caught > best[0]:
+            best = (caught, strength, threshold, scores)
+    return best[1], best[2], best[3], table
+
+
+def per_split(y, splits, scores, threshold, already) -> list[list[object]]:
+    "Out-of-split figures per split: poisoning caught (and of those the other layers miss), ordinary facts flagged."
+    table = []
+    for split in sorted(np.unique(splits)):
+        here = splits == split
+        positive, negative = here & (y == 1), here & (y == 0)
+        flagged = scores > threshold
+        table.append([split, f"{int((flagged & positive).sum())} of {int(positive.sum())}",
+                      f"{int((flagged & positive & ~already).sum())} of {int((positive & ~already).sum())}",
+                      f"{int((flagged & negative).sum())} of {int(negative.sum())}",
+                      f"{int((flagged & negative & ~already).sum())} of {int((negative & ~already).sum())}"])
+    return table
+
+
+def other_layers(texts: list[str], x: np.ndarray) -> np.ndarray:
+    "Whether the patterns or the instruction head already quarantine or refuse each text."
+    from llm_kinetaios.learned_detector import instruction_scores, load_classifier
+    from llm_kinetaios.write import check_memory
+
+    regex = np.array([bool(c.flag or c.refused) for c in map(check_memory, texts)])
+    return regex | (instruction_scores(x) > load_classifier()[3])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--write", action="store_true", help="write the shipped weights file")
+    args = parser.parse_args()
+    texts, y, splits = training_set()
+    x = embed(texts)
+    strength, threshold, scores, table = cross_validate(x, y, splits)
+    print(markdown_table(["L2 strength", "threshold (logit)", "poisoning caught out of split", "ordinary flagged"], table))
+    print(f"\nchosen: strength {strength}, threshold {threshold:.2f} (logit); left out one split at a time:\n")
+    already = other_layers(texts, x)
+    print(markdown_table(["left-out split", "poisoning caught", "of those the other layers miss",
+                          "ordinary flagged", "of those the other layers pass"],
+                         per_split(y, splits, scores, threshold, already)))
+    weights, bias = fit_standardised(x, y, strength)
+    if args.write:
+        WEIGHTS.write_text(json.dumps({
+            "model": "multilingual-e5-small", "strength": strength,
+            "threshold": round(threshold, 4), "bias": round(bias, 6),
+            "weights": [round(float(w), 5) for w in weights],
+        }) + "\n")
+        from llm_kinetaios.learned_detector import load_classifier, poisoning_scores
+
+        load_classifier.cache_clear()
+        drift = np.abs(poisoning_scores(x) - logit(x, weights, bias)).max()
+        print(f"\nwrote {WEIGHTS.relative_to(REPO_ROOT)} ({WEIGHTS.stat().st_size} bytes); "
+              f"its scores differ from the fitted ones by at most {drift:.4f}")
+
+
+if __name__ == "__main__":
+    main()
