@@ -8,8 +8,9 @@ Run from the repository root:
     python benchmarks/bilingual_recall.py --split fresh   # the fresh split alone
     python benchmarks/bilingual_recall.py --split fresh2  # the fresh2 split alone
     python benchmarks/bilingual_recall.py --split fresh3  # the fresh3 split alone
-    python benchmarks/bilingual_recall.py --split fresh4  # the fresh4 split alone (held out)
-    python benchmarks/bilingual_recall.py --split all     # all six
+    python benchmarks/bilingual_recall.py --split fresh4  # the fresh4 split alone
+    python benchmarks/bilingual_recall.py --split fresh5  # the fresh5 split alone (held out)
+    python benchmarks/bilingual_recall.py --split all     # all seven
 
 benchmarks/data/bilingual_facts.tsv holds 48 facts about one user, each
 written four ways (English and Chinese, third and first person), with the
@@ -40,7 +41,9 @@ translation); fresh2 uses benchmarks/data/offtopic_prompts_fresh2*.jsonl (HELM's
 best ChatGPT prompts and prompts written in Chinese, each with a translation);
 fresh3 uses benchmarks/data/offtopic_prompts_fresh3*.jsonl (FreshQA questions and
 prompts written in Chinese); fresh4 uses benchmarks/data/offtopic_prompts_fresh4*.jsonl
-(WritingBench requests, and factual and advice questions written for this project).
+(WritingBench requests, and factual and advice questions written for this project);
+fresh5 uses benchmarks/data/offtopic_prompts_fresh5*.jsonl (HHH alignment prompts from
+BIG-bench, and prompts written in Chinese first).
 
 Splits: the facts' "split" column. The ranking was first tuned on "tune"
 only; each later round tuned on every split already read (docs/recall.md says
@@ -55,7 +58,8 @@ became tune material for the next round. "fresh2" is the third held-out set
 (benchmarks/data/bilingual_facts_fresh2.tsv, 48 facts about a third user),
 written the same way while that round ran, and reported the same way;
 "fresh3" (benchmarks/data/bilingual_facts_fresh3.tsv, a fourth user) and
-"fresh4" (bilingual_facts_fresh4.tsv, a fifth user) likewise for the rounds after.
+"fresh4" (bilingual_facts_fresh4.tsv, a fifth user) and "fresh5"
+(bilingual_facts_fresh5.tsv, a sixth user) likewise for the rounds after.
 """
 
 from __future__ import annotations
@@ -81,20 +85,22 @@ from locomo_recall import CachingQueryModel  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 KS = (1, 5)
-SPLITS = ("tune", "held-out", "fresh", "fresh2", "fresh3", "fresh4")
+SPLITS = ("tune", "held-out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5")
 # --split both (the default) is the two splits of bilingual_facts.tsv, as before
 # the fresh split was written; all adds fresh.
 SPLIT_CHOICES = {"both": ("tune", "held-out"), "all": SPLITS} | {s: (s,) for s in SPLITS}
 FACT_FILES = {"tune": "bilingual_facts.tsv", "held-out": "bilingual_facts.tsv",
               "fresh": "bilingual_facts_fresh.tsv", "fresh2": "bilingual_facts_fresh2.tsv",
-              "fresh3": "bilingual_facts_fresh3.tsv", "fresh4": "bilingual_facts_fresh4.tsv"}
+              "fresh3": "bilingual_facts_fresh3.tsv", "fresh4": "bilingual_facts_fresh4.tsv",
+              "fresh5": "bilingual_facts_fresh5.tsv"}
 LANGUAGES = ("en", "zh")
 MT_BENCH = {"en": "mt_bench_prompts.jsonl", "zh": "mt_bench_prompts_zh.jsonl"}
 PROMPT_FILES = {"tune": MT_BENCH, "held-out": MT_BENCH,
                 "fresh": {"en": "offtopic_prompts_fresh.jsonl", "zh": "offtopic_prompts_fresh_zh.jsonl"},
                 "fresh2": {"en": "offtopic_prompts_fresh2.jsonl", "zh": "offtopic_prompts_fresh2_zh.jsonl"},
                 "fresh3": {"en": "offtopic_prompts_fresh3.jsonl", "zh": "offtopic_prompts_fresh3_zh.jsonl"},
-                "fresh4": {"en": "offtopic_prompts_fresh4.jsonl", "zh": "offtopic_prompts_fresh4_zh.jsonl"}}
+                "fresh4": {"en": "offtopic_prompts_fresh4.jsonl", "zh": "offtopic_prompts_fresh4_zh.jsonl"},
+                "fresh5": {"en": "offtopic_prompts_fresh5.jsonl", "zh": "offtopic_prompts_fresh5_zh.jsonl"}}
 
 
 def load_facts(name: str = "bilingual_facts.tsv") -> list[dict]:
@@ -189,7 +195,7 @@ def measure_file(name: str, splits, prompts, model, tmp: Path) -> dict[str, list
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=tuple(SPLIT_CHOICES), default="both",
-                        help="both (default): tune and held-out; all: those and the fresh, fresh2, fresh3 and fresh4 splits")
+                        help="both (default): tune and held-out; all: those and the fresh, fresh2, fresh3, fresh4 and fresh5 splits")
     args = parser.parse_args(argv)
     os.environ.setdefault("LLM_USER_PATH", tempfile.mkdtemp(prefix="kinetaios-bench-user-"))
 
