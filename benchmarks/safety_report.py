@@ -1,6 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # fresh8 held-out set (the reported one)
+    python benchmarks/safety_report.py                 # fresh9 held-out set (the reported one)
+    python benchmarks/safety_report.py --split fresh8  # the eighth held-out set, trained on in the eighth round
     python benchmarks/safety_report.py --split fresh7  # the seventh held-out set, read in the seventh round
     python benchmarks/safety_report.py --split fresh6  # the sixth held-out set, read in the sixth round
     python benchmarks/safety_report.py --split fresh5  # the fifth held-out set, read in the fifth round
@@ -59,13 +60,16 @@ round ran, from sources none of the others used (jailbreak-corpus-mini, PyRIT
 files fresh3 did not use, MemGPT's example profiles) plus our own cases in
 some 100 languages, committed before any filter ran on it; the seventh round
 read it, so it is tune material now. The ``fresh8`` split
-(``benchmarks/corpora/fresh8/*.jsonl``, the default) was written while that
+(``benchmarks/corpora/fresh8/*.jsonl``) was written while that
 round ran, from sources none of the others used (agent-injection-bench,
 agentprobe-injection) plus our own cases in some 100 languages, committed
-before any filter ran on it, and is the one reported untouched. The ``fresh9``
-split (``benchmarks/corpora/fresh9/*.jsonl``: memory poisoning worded as durable
-preferences beside benign standing preferences, all our own) is kept for the
-round after: nothing has been measured on it yet. Sources and licences:
+before any filter ran on it; the eighth round trained the learned detector's
+poisoning head on it (with every other read split), so it is tune material now.
+The ``fresh9`` split (``benchmarks/corpora/fresh9/*.jsonl``, the default:
+memory poisoning worded as durable preferences beside benign standing
+preferences, all our own) was written while the seventh round was reported,
+committed before any filter ran on it, measured once before and once after
+the eighth round, and is the one reported untouched. Sources and licences:
 docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
 (``--split tune-even`` / ``tune-odd``, the old "tune" and "held-out" halves).
@@ -219,8 +223,8 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 
 def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=SPLITS, default="fresh8",
-                        help="fresh8: the held-out set (reported); fresh9: kept for the next round, not measured yet; fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
+    parser.add_argument("--split", choices=SPLITS, default="fresh9",
+                        help="fresh9: the held-out set (reported); fresh8, fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",
