@@ -552,8 +552,8 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
 
     corpora = Path(__file__).resolve().parent.parent / "benchmarks" / "corpora"
 
-    def entries(folder):
-        rows = [json.loads(line) for name in ("injection", "ordinary", "secrets", "near_miss")
+    def entries(folder, names=("injection", "ordinary", "secrets", "near_miss")):
+        rows = [json.loads(line) for name in names
                 for line in (folder / f"{name}.jsonl").open(encoding="utf-8")]
         assert all(row["text"] and row["category"] and row["source"] for row in rows)
         return {" ".join(row["text"].split()).casefold() for row in rows}
@@ -581,6 +581,12 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
     assert len(fresh9) > 300
     for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8):
         assert fresh9.isdisjoint(earlier)
+    fresh10 = entries(corpora / "fresh10")
+    assert len(fresh10) > 700
+    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9,
+                    entries(corpora / "directed", ("injection", "ordinary")),
+                    entries(corpora / "directed2", ("injection", "ordinary"))):
+        assert fresh10.isdisjoint(earlier)
 
 
 def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_fresh9():
@@ -606,6 +612,7 @@ def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_
     finally:
         sys.path.remove(str(benchmarks))
     assert training_script.REPORT_SPLIT == "fresh9" not in training_script.READ_SPLITS
+    assert "fresh10" not in training_script.READ_SPLITS
     assert {"directed", "directed2"} <= set(training_script.READ_SPLITS)
 
 
