@@ -364,7 +364,9 @@ _ORDER = (
     r"(?:print|say|output|repeat|respond|reply|answer|write|generate|give|tell|translate|summari[sz]e|reveal|display|describe|explain|provide|execute|auto-run|send|forward|upload|visit|click|delete|disable|obey|comply|assume|imagine|act|pretend|ignore|disregard|forget|append|insert|encode|decode|replace|reverse|rewrite|rephrase|capitali[sz]e"
     # writing tasks set for the reader: "Complete this Q&A series ...", "Please supplement ..."
     r"|complete|continue|finish|supplement|compose|draft|fill in|classify|solve)\b(?!-)"
-    r"|(?:^|[\n.!?]\s{0,4})(?:please|kindly),?\s[a-z]"
+    # No rule for "Please ..." alone: it is how users state standing
+    # preferences ("Please keep answers under 200 words"); on the read sets it
+    # flagged 15 of them for 3 payloads, 1 of which nothing else catches.
     r"|(?:^|[\n.!?;:>\]\)]\s{0,4}|\b(?:and|then|just|please|now|instead)\s)"
     r"(?:(?:just|only|instead|now|please|immediately)\s)?"
     r"(?:print|say|output|repeat|respond|reply|answer|write|type|return|translate|summari[sz]e|spell(?:[- ]check)?|complete|continue|begin|start|stop everything|execute|run|send|email|forward|upload|post|visit|open|click|fetch|call|append|insert|include|add|delete|remove|disable|reveal|show|display|tell|obey|follow|comply|assume|treat|consider|remember|recommend|promote|encode|decode|decrypt|report|confirm)\b"
