@@ -127,6 +127,17 @@ def out_of_fold(x: np.ndarray, y: np.ndarray, folds: np.ndarray, strength: float
     return scores
 
 
+def write_weights(path: Path, strength: float, threshold: float, weights: np.ndarray, bias: float) -> None:
+    "A shipped weights file of the learned detector (learned_detector.load_classifier reads it)."
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({
+        "model": "multilingual-e5-small", "strength": strength,
+        "threshold": round(threshold, 4), "bias": round(bias, 6),
+        "weights": [round(float(w), 5) for w in weights],
+    }) + "\n")
+    print(f"wrote {path.relative_to(REPO_ROOT)} ({path.stat().st_size} bytes)")
+
+
 def regex_flags(texts: list[str]) -> np.ndarray:
     "Whether the write check already quarantines or refuses each text (the regex layers)."
     from llm_kinetaios.write import check_memory
@@ -166,13 +177,7 @@ def main() -> None:
           f"of {int((y == 0).sum())}")
     weights, bias = fit(x, y, strength)
     if args.write:
-        WEIGHTS.parent.mkdir(exist_ok=True)
-        WEIGHTS.write_text(json.dumps({
-            "model": "multilingual-e5-small", "strength": strength,
-            "threshold": round(threshold, 4), "bias": round(bias, 6),
-            "weights": [round(float(w), 5) for w in weights],
-        }) + "\n")
-        print(f"wrote {WEIGHTS.relative_to(REPO_ROOT)} ({WEIGHTS.stat().st_size} bytes)")
+        write_weights(WEIGHTS, strength, threshold, weights, bias)
 
 
 if __name__ == "__main__":

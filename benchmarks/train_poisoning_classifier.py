@@ -39,13 +39,12 @@ head does on fresh9 is measured end to end by ``benchmarks/safety_report.py
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
 
 from _common import REPO_ROOT, markdown_table
-from train_injection_classifier import CORPORA, EXTRACTION, embed, fit, logit, rows
+from train_injection_classifier import CORPORA, EXTRACTION, embed, fit, logit, regex_flags, rows, write_weights
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "poisoning_classifier.json"
 READ_SPLITS = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
@@ -140,10 +139,8 @@ def per_split(y, splits, scores, threshold, already) -> list[list[object]]:
 def other_layers(texts: list[str], x: np.ndarray) -> np.ndarray:
     "Whether the patterns or the instruction head already quarantine or refuse each text."
     from llm_kinetaios.learned_detector import instruction_scores, load_classifier
-    from llm_kinetaios.write import check_memory
 
-    regex = np.array([bool(c.flag or c.refused) for c in map(check_memory, texts)])
-    return regex | (instruction_scores(x) > load_classifier()[3])
+    return regex_flags(texts) | (instruction_scores(x) > load_classifier()[3])
 
 
 def main() -> None:
@@ -161,17 +158,12 @@ def main() -> None:
                          per_split(y, splits, scores, threshold, already)))
     weights, bias = fit_standardised(x, y, strength)
     if args.write:
-        WEIGHTS.write_text(json.dumps({
-            "model": "multilingual-e5-small", "strength": strength,
-            "threshold": round(threshold, 4), "bias": round(bias, 6),
-            "weights": [round(float(w), 5) for w in weights],
-        }) + "\n")
         from llm_kinetaios.learned_detector import load_classifier, poisoning_scores
 
+        write_weights(WEIGHTS, strength, threshold, weights, bias)
         load_classifier.cache_clear()
         drift = np.abs(poisoning_scores(x) - logit(x, weights, bias)).max()
-        print(f"\nwrote {WEIGHTS.relative_to(REPO_ROOT)} ({WEIGHTS.stat().st_size} bytes); "
-              f"its scores differ from the fitted ones by at most {drift:.4f}")
+        print(f"its scores differ from the fitted ones by at most {drift:.4f}")
 
 
 if __name__ == "__main__":
