@@ -14,6 +14,8 @@ Refused:
   password for everything"), codes named by what they open ("Tresorcode",
   "pincode", "dørkode"), seed phrases and 2FA recovery codes; a password a
   generator made (random letters, the case switching) wherever it stands;
+* a wallet recovery phrase however it is introduced: 12 to 24 words of one
+  BIP-39 list in a row whose checksum holds (the mnemonic package's lists);
 * connection strings of any scheme that carry a password, ``user/password@host:port``
   logins, a password on a client's command line (``-u user -p…``, ``sshpass -p``)
   or among the arguments right after a link or user@host on one;
@@ -41,6 +43,7 @@ All patterns use bounded repetition: linear time in the text.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -1028,6 +1031,67 @@ def _random_token(plain: str) -> bool:
     return any(_looks_random(token) and not (sample and _placeholder_token(token)) for token in _LONG_TOKEN.findall(public))
 
 
+# A wallet's recovery phrase however it is introduced ("write these down: ...",
+# in any language): 12 to 24 words of one BIP-39 word list whose last word
+# carries a checksum of the rest. The checksum is what makes it safe to look
+# everywhere: a chance run of twelve list words passes it 1 time in 16, and
+# ordinary prose seldom has such a run at all. The lists of scripts that put
+# spaces between words; Chinese lists are single characters, too common.
+# (mnemonic 0.21's Turkish and Russian lists fail their own phrases' checks.)
+_MNEMONIC_LANGUAGES = ("english", "spanish", "french", "italian", "portuguese", "czech", "korean", "japanese")
+_MNEMONIC_LENGTHS = (12, 15, 18, 21, 24)
+_WORD = re.compile(r"[^\W\d_]{2,16}")
+
+
+@functools.lru_cache(maxsize=1)
+def _mnemonic_word_lists() -> list[tuple[object, frozenset[str]]]:
+    "(checker, its words) per BIP-39 list, loaded from the mnemonic package on first use."
+    from mnemonic import Mnemonic
+
+    lists = []
+    for language in _MNEMONIC_LANGUAGES:
+        checker = Mnemonic(language)
+        lists.append((checker, frozenset(unicodedata.normalize("NFC", w) for w in checker.wordlist)))
+    return lists
+
+
+# Between two words of a phrase: spaces, or a number as phrases are listed
+# ("1. witch 2. collapse"). A comma ends a run: "apple, bread, butter, ..."
+# is a list of twelve list words whose checksum passed, as 1 in 16 do.
+_PHRASE_GAP = re.compile(r"\s{1,3}(?:\d{1,2}[.):]?\s{1,3})?")
+
+
+def _word_runs(plain: str) -> list[list[str]]:
+    "Runs of words with only spaces or list numbers between them, lower-cased and NFC."
+    runs: list[list[str]] = [[]]
+    end = None
+    for match in _WORD.finditer(plain):
+        if end is not None and not _PHRASE_GAP.fullmatch(plain, end, match.start()):
+            runs.append([])
+        runs[-1].append(unicodedata.normalize("NFC", match.group().lower()))
+        end = match.end()
+    return [run for run in runs if len(run) >= _MNEMONIC_LENGTHS[0]]
+
+
+def _wallet_mnemonic(plain: str) -> bool:
+    "A run of one BIP-39 list's words, 12 to 24 of them in a row, with a valid checksum."
+    runs = _word_runs(plain)
+    if not runs:
+        return False
+    for checker, vocabulary in _mnemonic_word_lists():
+        for words in runs:
+            run: list[str] = []
+            for word in words + [""]:
+                if word in vocabulary:
+                    run.append(word)
+                    continue
+                if any(checker.check(" ".join(run[start:start + size]))
+                       for size in _MNEMONIC_LENGTHS for start in range(len(run) - size + 1)):
+                    return True
+                run = []
+    return False
+
+
 def secret_reason(text: str) -> str | None:
     "What kind of secret the text holds, or None."
     plain = unicodedata.normalize("NFKC", strip_hiding_characters(text)).replace("\u00ad", "")
@@ -1037,6 +1101,8 @@ def secret_reason(text: str) -> str | None:
     folded = fold_for_matching(text)
     if _password_in_prose(folded) or _password_beside_word(plain) or _generated_password_anywhere(plain):
         return "a password or code"
+    if _wallet_mnemonic(plain):
+        return "a wallet recovery phrase"
     if _KEYWORD_HEX.search(folded) or _KEYWORD_UUID.search(folded):
         return "an API token or key"
     if _card_number(plain):
