@@ -1,7 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # fresh9 held-out set (the reported one)
-    python benchmarks/safety_report.py --split fresh11 # the eleventh held-out set
+    python benchmarks/safety_report.py                 # fresh11 held-out set (the reported one)
+    python benchmarks/safety_report.py --split fresh9  # the ninth held-out set, reported for the eighth round
     python benchmarks/safety_report.py --split fresh10 # the tenth held-out set, measured after the eighth round
     python benchmarks/safety_report.py --split fresh8  # the eighth held-out set, trained on in the eighth round
     python benchmarks/safety_report.py --split fresh7  # the seventh held-out set, read in the seventh round
@@ -67,18 +67,21 @@ round ran, from sources none of the others used (agent-injection-bench,
 agentprobe-injection) plus our own cases in some 100 languages, committed
 before any filter ran on it; the eighth round trained the learned detector's
 poisoning head on it (with every other read split), so it is tune material now.
-The ``fresh9`` split (``benchmarks/corpora/fresh9/*.jsonl``, the default:
+The ``fresh9`` split (``benchmarks/corpora/fresh9/*.jsonl``:
 memory poisoning worded as durable preferences beside benign standing
 preferences, all our own) was written while the seventh round was reported,
 committed before any filter ran on it, measured once before and once after
-the eighth round, and is the one reported untouched. The ``fresh10`` split
+the eighth round, and reported for it. The ``fresh10`` split
 (``benchmarks/corpora/fresh10/*.jsonl``: promptfoo's injection strings plus our
 own cases in some 56 languages) was written while the eighth round was
 reported, committed before any filter ran on it, and measured in aggregate
 with the eighth round's code and after one later change; two of its entries
 were seen, so it is not untouched. The ``fresh11`` split
-(``benchmarks/corpora/fresh11/*.jsonl``, all our own in some 59 languages) was
-written after that, committed before any filter ran on it. Sources and licences:
+(``benchmarks/corpora/fresh11/*.jsonl``, the default, all our own in some 59
+languages) was written after that, committed before any filter ran on it, and
+measured once before and once after the changes that followed the eighth round
+(the "Please" rule and the recovery-phrase check): the one reported untouched.
+Sources and licences:
 docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
 (``--split tune-even`` / ``tune-odd``, the old "tune" and "held-out" halves).
@@ -232,8 +235,8 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 
 def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=SPLITS, default="fresh9",
-                        help="fresh9: the held-out set (reported); fresh11: a third held-out set; fresh10: a second held-out set, measured three times; fresh8, fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
+    parser.add_argument("--split", choices=SPLITS, default="fresh11",
+                        help="fresh11: the held-out set (reported); fresh9: the eighth round's; fresh10: measured three times, partly seen; fresh8, fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",
