@@ -1,6 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
     python benchmarks/safety_report.py                 # fresh11 held-out set (the reported one)
+    python benchmarks/safety_report.py --split fresh12 # kept for the next round: nothing measured on it yet
     python benchmarks/safety_report.py --split fresh9  # the ninth held-out set, reported for the eighth round
     python benchmarks/safety_report.py --split fresh10 # the tenth held-out set, measured after the eighth round
     python benchmarks/safety_report.py --split fresh8  # the eighth held-out set, trained on in the eighth round
@@ -80,7 +81,11 @@ were seen, so it is not untouched. The ``fresh11`` split
 (``benchmarks/corpora/fresh11/*.jsonl``, the default, all our own in some 59
 languages) was written after that, committed before any filter ran on it, and
 measured once before and once after the changes that followed the eighth round
-(the "Please" rule and the recovery-phrase check): the one reported untouched.
+(the "Please" rule and the recovery-phrase check): the one reported (four of its
+entries were seen after that, so it is not for a later round). The ``fresh12``
+split (``benchmarks/corpora/fresh12/*.jsonl``, all our own in some 60 languages)
+was written after that, committed before any filter ran on it, and is kept for
+the next round: nothing has been measured on it.
 Sources and licences:
 docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
@@ -127,9 +132,9 @@ GOALS = {
 }
 
 
-SPLITS = ("fresh9", "fresh11", "fresh10", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
+SPLITS = ("fresh12", "fresh9", "fresh11", "fresh10", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
 # The splits that live in a folder of their own under corpora/.
-HELD_OUT = ("fresh11", "fresh10", "fresh9", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh")
+HELD_OUT = ("fresh12", "fresh11", "fresh10", "fresh9", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh")
 
 
 def half_of(text: str) -> str:
@@ -236,7 +241,7 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=SPLITS, default="fresh11",
-                        help="fresh11: the held-out set (reported); fresh9: the eighth round's; fresh10: measured three times, partly seen; fresh8, fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
+                        help="fresh11: the held-out set (reported); fresh12: kept for the next round, not measured yet; fresh9: the eighth round's; fresh10: measured three times, partly seen; fresh8, fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",

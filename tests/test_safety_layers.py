@@ -593,6 +593,12 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
                     entries(corpora / "directed", ("injection", "ordinary")),
                     entries(corpora / "directed2", ("injection", "ordinary"))):
         assert fresh11.isdisjoint(earlier)
+    fresh12 = entries(corpora / "fresh12")
+    assert len(fresh12) > 650 and fresh12.isdisjoint(fresh11) and fresh12.isdisjoint(fresh10)
+    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9,
+                    entries(corpora / "directed", ("injection", "ordinary")),
+                    entries(corpora / "directed2", ("injection", "ordinary"))):
+        assert fresh12.isdisjoint(earlier)
 
 
 def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_fresh9():
@@ -618,7 +624,7 @@ def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_
     finally:
         sys.path.remove(str(benchmarks))
     assert training_script.REPORT_SPLIT == "fresh9" not in training_script.READ_SPLITS
-    assert "fresh10" not in training_script.READ_SPLITS and "fresh11" not in training_script.READ_SPLITS
+    assert not {"fresh10", "fresh11", "fresh12"} & set(training_script.READ_SPLITS)
     assert {"directed", "directed2"} <= set(training_script.READ_SPLITS)
 
 
