@@ -125,10 +125,10 @@ def cross_validate(x, y, splits):
 def per_split(y, splits, scores, threshold, already) -> list[list[object]]:
     "Out-of-split figures per split: poisoning caught (and of those the other layers miss), ordinary facts flagged."
     table = []
+    flagged = scores > threshold
     for split in sorted(np.unique(splits)):
         here = splits == split
         positive, negative = here & (y == 1), here & (y == 0)
-        flagged = scores > threshold
         table.append([split, f"{int((flagged & positive).sum())} of {int(positive.sum())}",
                       f"{int((flagged & positive & ~already).sum())} of {int((positive & ~already).sum())}",
                       f"{int((flagged & negative).sum())} of {int(negative.sum())}",

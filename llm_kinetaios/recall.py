@@ -630,16 +630,19 @@ def cjk_share(text: str) -> float:
     return sum(1 for c in letters if _CJK.match(c)) / len(letters) if letters else 0.0
 
 
+def _texts(store: MemoryStore, ids: Sequence[str]):
+    "(id, content) rows of the memories with these ids."
+    return store.query_in("select id, content from memories where id in ({marks})", ids)
+
+
 def cjk_shares(store: MemoryStore, ids: Sequence[str]) -> dict[str, float]:
     "cjk_share of the memories with these ids."
-    return {row["id"]: cjk_share(row["content"]) for row in store.query_in(
-        "select id, content from memories where id in ({marks})", ids)}
+    return {row["id"]: cjk_share(row["content"]) for row in _texts(store, ids)}
 
 
 def cjk_ids(store: MemoryStore, ids: Sequence[str]) -> set[str]:
     "Those of ``ids`` whose memory is written in a CJK script (see is_cjk)."
-    return {row["id"] for row in store.query_in(
-        "select id, content from memories where id in ({marks})", ids) if is_cjk(row["content"])}
+    return {row["id"] for row in _texts(store, ids) if is_cjk(row["content"])}
 
 
 # Everyday requests that have nothing to do with the person asking: their

@@ -44,6 +44,7 @@ All patterns use bounded repetition: linear time in the text.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 import unicodedata
@@ -1013,8 +1014,8 @@ _PASSPORT_NUMBER = re.compile(
 
 def _national_id(plain: str, upper: str) -> bool:
     return bool(
-        _PASSPORT_NUMBER.search(plain) or
-        _SSN.search(plain)
+        _PASSPORT_NUMBER.search(plain)
+        or _SSN.search(plain)
         or _NINO.search(plain)
         or _KOREAN_RRN.search(plain)
         or any(_valid_id(m.group(), modules) for pattern, modules in _ID_SHAPES for m in pattern.finditer(upper))
@@ -1073,23 +1074,20 @@ def _word_runs(plain: str) -> list[list[str]]:
     return [run for run in runs if len(run) >= _MNEMONIC_LENGTHS[0]]
 
 
+def _holds_a_phrase(words: list[str], checker) -> bool:
+    "Whether some 12 to 24 consecutive ``words`` (all of ``checker``'s list) pass its checksum."
+    return any(checker.check(" ".join(words[start:start + size]))
+               for size in _MNEMONIC_LENGTHS for start in range(len(words) - size + 1))
+
+
 def _wallet_mnemonic(plain: str) -> bool:
     "A run of one BIP-39 list's words, 12 to 24 of them in a row, with a valid checksum."
     runs = _word_runs(plain)
-    if not runs:
-        return False
-    for checker, vocabulary in _mnemonic_word_lists():
-        for words in runs:
-            run: list[str] = []
-            for word in words + [""]:
-                if word in vocabulary:
-                    run.append(word)
-                    continue
-                if any(checker.check(" ".join(run[start:start + size]))
-                       for size in _MNEMONIC_LENGTHS for start in range(len(run) - size + 1)):
-                    return True
-                run = []
-    return False
+    return bool(runs) and any(
+        in_list and _holds_a_phrase(list(words), checker)
+        for checker, vocabulary in _mnemonic_word_lists()
+        for run in runs
+        for in_list, words in itertools.groupby(run, key=vocabulary.__contains__))
 
 
 def secret_reason(text: str) -> str | None:
