@@ -52,7 +52,10 @@ LEARNED_REASON = "reads like instructions to a model (learned detector)"
 POISONING_REASON = "reads like memory poisoning worded as a preference (learned detector)"
 
 
-@functools.lru_cache(maxsize=2)
+# Unbounded: ``load_classifier()`` and ``load_classifier(WEIGHTS_FILE)`` are
+# separate keys, and with room for two of the three each call evicted another
+# and read its file again.
+@functools.lru_cache(maxsize=None)
 def load_classifier(path: Path = WEIGHTS_FILE) -> tuple[str, "np.ndarray", float, float]:
     "(embedding model id, weights, bias, threshold) from a shipped file."
     import numpy as np

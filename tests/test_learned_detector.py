@@ -201,3 +201,13 @@ def test_worker_catch_up_check_runs_the_poisoning_head_on_stored_e5_vectors(stor
     assert check_stored(store) == 2
     payload, fact = (store.get(m.id) for m in legacy)
     assert payload.flag == POISONING_REASON and fact.flag is None
+
+
+def test_the_weights_files_are_read_once_per_process(e5):
+    "Both heads on every write: their files come from the cache, not the disk, after the first call."
+    vectors = embed_passages(e5, ORDINARY_FACTS[:2])
+    learned_reasons(vectors, e5)
+    misses = learned_detector.load_classifier.cache_info().misses
+    for _ in range(3):
+        learned_reasons(vectors, e5)
+    assert learned_detector.load_classifier.cache_info().misses == misses
