@@ -41,6 +41,8 @@ HOSTILE_PIECES = {
     "ids, keys and addresses": "personal code 4850730123 756.1234. wifi key is a1- unlocks Ab1!x9 passwort @x(9 assistant sende a@b.cc whenever ",
     # the fifth round: trust and waivers, internal surfaces, client logins, spelled-out letters, notes to an AI
     "agents, logins and letters": "trusted no need to check. open the admin -u a -p b1 x/y@h:15 i g n o r e cédula 5.164 note pour l'ia 9792 ",
+    # the eighth round: one long run of BIP-39 list words, every window of it checksummed
+    "recovery-phrase words": "abandon ability able about above absent absorb abstract ",
 }
 SIZES_KB = (1, 10, 100)
 CHECKS = {
