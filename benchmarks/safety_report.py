@@ -1,7 +1,8 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # fresh11 held-out set (the reported one)
-    python benchmarks/safety_report.py --split fresh12 # kept for the next round: nothing measured on it yet
+    python benchmarks/safety_report.py                 # fresh12 held-out set (the reported one)
+    python benchmarks/safety_report.py --split fresh13 # kept for the next round: nothing measured on it yet
+    python benchmarks/safety_report.py --split fresh11 # the eleventh held-out set, measured after the eighth round
     python benchmarks/safety_report.py --split fresh9  # the ninth held-out set, reported for the eighth round
     python benchmarks/safety_report.py --split fresh10 # the tenth held-out set, measured after the eighth round
     python benchmarks/safety_report.py --split fresh8  # the eighth held-out set, trained on in the eighth round
@@ -78,14 +79,19 @@ own cases in some 56 languages) was written while the eighth round was
 reported, committed before any filter ran on it, and measured in aggregate
 with the eighth round's code and after one later change; two of its entries
 were seen, so it is not untouched. The ``fresh11`` split
-(``benchmarks/corpora/fresh11/*.jsonl``, the default, all our own in some 59
+(``benchmarks/corpora/fresh11/*.jsonl``, all our own in some 59
 languages) was written after that, committed before any filter ran on it, and
 measured once before and once after the changes that followed the eighth round
-(the "Please" rule and the recovery-phrase check): the one reported (four of its
-entries were seen after that, so it is not for a later round). The ``fresh12``
-split (``benchmarks/corpora/fresh12/*.jsonl``, all our own in some 60 languages)
-was written after that, committed before any filter ran on it, and is kept for
-the next round: nothing has been measured on it.
+(the "Please" rule and the recovery-phrase check); four of its entries were seen
+after that, so it is not for a later round. The ``fresh12`` split
+(``benchmarks/corpora/fresh12/*.jsonl``, the default, all our own in some 60
+languages) was written after that, committed before any filter ran on it, and
+measured twice in the ninth round: with the shipped code (the one reported), and
+with a retrained instruction head that was not kept. The ``fresh13`` split
+(``benchmarks/corpora/fresh13/*.jsonl``, all our own in some 70 languages) was
+written after that by someone who read neither the filters nor the docs,
+committed before any filter ran on it, and is kept for the next round: nothing
+has been measured on it.
 Sources and licences:
 docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
@@ -132,9 +138,9 @@ GOALS = {
 }
 
 
-SPLITS = ("fresh12", "fresh9", "fresh11", "fresh10", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
+SPLITS = ("fresh13", "fresh12", "fresh9", "fresh11", "fresh10", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
 # The splits that live in a folder of their own under corpora/.
-HELD_OUT = ("fresh12", "fresh11", "fresh10", "fresh9", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh")
+HELD_OUT = ("fresh13", "fresh12", "fresh11", "fresh10", "fresh9", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh")
 
 
 def half_of(text: str) -> str:
@@ -240,8 +246,8 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 
 def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=SPLITS, default="fresh11",
-                        help="fresh11: the held-out set (reported); fresh12: kept for the next round, not measured yet; fresh9: the eighth round's; fresh10: measured three times, partly seen; fresh8, fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
+    parser.add_argument("--split", choices=SPLITS, default="fresh12",
+                        help="fresh12: the held-out set (reported); fresh13: kept for the next round, not measured yet; fresh11: measured after the eighth round, partly seen; fresh9: the eighth round's; fresh10: measured three times, partly seen; fresh8, fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",

@@ -599,6 +599,12 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
                     entries(corpora / "directed", ("injection", "ordinary")),
                     entries(corpora / "directed2", ("injection", "ordinary"))):
         assert fresh12.isdisjoint(earlier)
+    fresh13 = entries(corpora / "fresh13")
+    assert len(fresh13) > 650
+    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12,
+                    entries(corpora / "directed", ("injection", "ordinary")),
+                    entries(corpora / "directed2", ("injection", "ordinary"))):
+        assert fresh13.isdisjoint(earlier)
 
 
 def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_fresh9():
@@ -624,11 +630,20 @@ def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_
     finally:
         sys.path.remove(str(benchmarks))
     assert training_script.REPORT_SPLIT == "fresh9" not in training_script.READ_SPLITS
-    assert not {"fresh10", "fresh11", "fresh12"} & set(training_script.READ_SPLITS)
+    assert not {"fresh10", "fresh11", "fresh12", "fresh13"} & set(training_script.READ_SPLITS)
     assert {"directed", "directed2"} <= set(training_script.READ_SPLITS)
+    reported = set()
+    for split in ("fresh9", "fresh10", "fresh11", "fresh12", "fresh13"):
+        reported |= texts(corpora / split, ("injection", "ordinary", "secrets", "near_miss"))
+    trained_on, _, splits = training_script.training_set()
+    shared = [split for text, split in zip(trained_on, splits) if " ".join(text.split()).casefold() in reported]
+    # One fresh12 ordinary fact is also a durable fact of the older extraction
+    # corpus (fresh12's writer checked corpora/ only): a negative the heads
+    # learned from, so it can only make fresh12 easier.
+    assert shared == ["extraction"]
 
 
-def test_the_safety_report_reports_fresh11_by_default_and_reads_each_split_from_its_folder():
+def test_the_safety_report_reports_fresh12_by_default_and_reads_each_split_from_its_folder():
     "The reported set is the one nobody tuned on; every held-out split keeps its own files."
     import sys
     from pathlib import Path
@@ -639,7 +654,7 @@ def test_the_safety_report_reports_fresh11_by_default_and_reads_each_split_from_
         import safety_report
     finally:
         sys.path.remove(str(benchmarks))
-    assert safety_report.arguments().parse_args([]).split == "fresh11"
+    assert safety_report.arguments().parse_args([]).split == "fresh12"
     sizes = {  # corpus: at least (fresh8, fresh7, fresh6, fresh5, fresh4, fresh3) entries
         "injection": (200, 190, 200, 220, 200, 150), "ordinary": (200, 200, 200, 220, 200, 200),
         "secrets": (170, 160, 160, 160, 150, 120), "near_miss": (140, 150, 150, 150, 150, 150),
