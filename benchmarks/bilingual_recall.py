@@ -31,7 +31,9 @@ facts are built with the default embedding model (multilingual-e5-small):
 Each question goes through recall.recall() with default Settings; it counts
 as found at k when its fact is among the first k memories recall returns (a
 question recall judges unrelated returns nothing: a miss). Plain cosine (no
-judgement, top k of every stored vector) is shown for comparison.
+judgement, top k of every stored vector) is shown for comparison. "Implicit
+R@5" is recall's R@5 on the questions that share no word with their fact
+(``names_its_fact``): they need the fact without naming it.
 
 Off-topic: the prompts of the same split, in English and in Chinese, are
 asked of every store; the share for which recall injects anything is reported
@@ -109,6 +111,35 @@ PROMPT_FILES = {"tune": MT_BENCH, "held-out": MT_BENCH,
                 "fresh6": {"en": "offtopic_prompts_fresh6.jsonl", "zh": "offtopic_prompts_fresh6_zh.jsonl"}}
 
 
+# Words a question shares with its fact without naming what the fact is about.
+COMMON_WORDS = frozenset("""
+a an the i me my mine you your we our us he she it its they them their is am are was were be been
+being do does did doing have has had having to of in on at for with from by about as and or but not
+no so if then than that this these those what which who whom whose when where why how can could
+should would will shall may might must any some all each every more most much many other into over
+under up down out off again just also only very too own same such there here after before during
+while because until against between through tell say said told remind go get got going need want
+like know
+""".split())
+
+
+def content_words(text: str) -> set[str]:
+    "The words of English ``text`` outside COMMON_WORDS, each cut to its first five letters."
+    import re
+
+    return {word[:5] for word in re.findall(r"[a-z0-9]+", text.lower())
+            if word not in COMMON_WORDS and len(word) > 2}
+
+
+def names_its_fact(line: dict) -> bool:
+    """Whether the English question of a line of the data shares a word with
+    its fact (either person). One that does not needs the fact without naming
+    it ("Would an MRI scan be a problem for me?" of "I'm claustrophobic"):
+    an implicit question, whose R@5 the table shows apart."""
+    return bool(content_words(line["q_en"])
+                & (content_words(line["en_first"]) | content_words(line["en_third"])))
+
+
 def load_facts(name: str = "bilingual_facts.tsv") -> list[dict]:
     "The facts of one file of benchmarks/data (lines starting with # are comments)."
     with open(DATA / name, encoding="utf-8") as fh:
@@ -161,6 +192,7 @@ def measure(store, ids, vectors, pairs, facts, split, prompts, model) -> list:
     "One table row: recall and plain cosine R@k for ``split``'s questions, then off-topic."
     found = {k: [] for k in KS}
     cosine = {k: [] for k in KS}
+    implicit = []  # found at 5, questions that do not name their fact
     judged = []
     for (fact, question), memory_id, line in zip(pairs, ids, facts):
         if line["split"] != split:
@@ -172,12 +204,15 @@ def measure(store, ids, vectors, pairs, facts, split, prompts, model) -> list:
         for k in KS:
             found[k].append(memory_id in returned[:k])
             cosine[k].append(memory_id in [ids[i] for i in order[:k]])
+        if not names_its_fact(line):
+            implicit.append(memory_id in returned[:5])
     off = {language: [bool(recall(store, p, Settings(), embedding_model=model,
                                   mark_used=False).memories) for p in texts]
            for language, texts in prompts.items()}
     return (
         [len(judged)]
         + [pct(np.mean(found[k])) for k in KS]
+        + [f"{pct(np.mean(implicit)) if implicit else '–'} of {len(implicit)}"]
         + [pct(np.mean(cosine[k])) for k in KS]
         + [pct(np.mean(judged))]
         + [f"{pct(np.mean(off[language]))} of {len(off[language])}" for language in LANGUAGES]
@@ -216,7 +251,8 @@ def main(argv=None) -> int:
             results |= measure_file(name, file_splits, prompts, model, Path(tmp))
     print(f"# Bilingual recall, {model.model_id}, default settings; "
           f"run took {time.perf_counter() - started:.0f}s\n")
-    headers = ["store", "questions", "recall R@1", "recall R@5", "cosine R@1", "cosine R@5",
+    headers = ["store", "questions", "recall R@1", "recall R@5", "implicit R@5",
+               "cosine R@1", "cosine R@5",
                "judged relevant", "off-topic inject (English prompts)",
                "off-topic inject (Chinese prompts)"]
     for split in splits:

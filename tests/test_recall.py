@@ -15,11 +15,13 @@ from llm_kinetaios.recall import (
     format_block,
     keywords_where_blind,
     named_months,
+    named_words,
     recall,
     recall_query,
     score_fusion,
     script_free_deviation,
     script_margins,
+    speaks_of_self,
 )
 from test_embeddings import CHINESE_DISTRACTORS, DISTRACTORS, seeded
 
@@ -436,6 +438,94 @@ def test_clears_lower_bar():
     for query_cjk in (False, True):
         for memory_cjk in (False, True):
             assert not clears_lower_bar(0.1, 0.99, query_cjk, memory_cjk)
+
+
+def test_clears_lower_bar_for_a_query_in_the_first_person():
+    # A query that speaks of the user has a line of its own, steeper in the
+    # memory's margins: a memory standing well out needs a less personal query.
+    assert not clears_lower_bar(0.25, 2.0, query_cjk=False, memory_cjk=False)
+    assert clears_lower_bar(0.25, 2.0, query_cjk=False, memory_cjk=False, personal=True)
+    # ... and one barely above the average still needs a personal query.
+    assert not clears_lower_bar(0.35, 0.5, query_cjk=False, memory_cjk=False, personal=True)
+
+
+@pytest.mark.parametrize("text", [
+    "My tooth is killing me. What can I take?", "I'm off to Rome next week", "What does the user like?",
+    "我牙疼得厉害，能吃什么药？", "Wo wohnt mein Bruder?", "J'ai mal au dos", "¿Qué puedo comer yo?",
+    "私の誕生日はいつ？", "用户对什么过敏？", "제가 뭘 먹으면 돼요?", "Что мне подарить?",
+])
+def test_speaks_of_self(text):
+    assert speaks_of_self(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Explain the CAP theorem with an example.", "大卫有三个姐妹。大卫有几个兄弟？",
+    "Which countries are in the EU?", "分析这些用户评价。", "Imagine a dinner party with Newton", "Mimic a pirate",
+])
+def test_does_not_speak_of_self(text):
+    assert not speaks_of_self(text)
+
+
+def test_named_words_are_capitalised_words_inside_a_sentence():
+    assert named_words("What did Caroline research in May?") == {"Caroline", "May"}
+    # A sentence's first word is capitalised anyway; short words and acronyms are not names.
+    assert named_words("Caroline went where? Tell Jo.") == set()
+    assert named_words("Is the NASA budget up?") == set()
+    assert named_words("卡罗琳研究了什么？") == set()
+
+
+def test_lower_bar_needs_a_query_about_the_user_or_a_name_the_memory_shares(store, embed, monkeypatch):
+    import numpy as np
+
+    from llm_kinetaios import recall as recall_module
+
+    # Every query reads very personal here, so that only who the query speaks
+    # of decides: one memory stands half a margin bar above the others.
+    monkeypatch.setattr(recall_module, "about_user_margins", lambda *a: 10.0)
+    add(store, embed, FILLER + ["Lena grows tomatoes on the balcony"])
+    ids, _ = store.current_vectors("fake-embed")
+    content = {m.id: m.content for m in store.get_many(list(ids))}
+    score = np.array([0.05 if content[i].startswith("Lena") else 0.0 for i in ids])
+    inscope = np.ones(len(ids), dtype=bool)
+
+    def counted(query):
+        _, relevant = recall_module._by_margin(store, ids, score, inscope, Settings(), embed, query, None)
+        return [content[ids[i]] for i in np.flatnonzero(relevant)]
+
+    assert counted("What do I grow on my balcony?") == ["Lena grows tomatoes on the balcony"]
+    assert counted("What does Lena grow?") == ["Lena grows tomatoes on the balcony"]
+    assert counted("What does Marta grow?") == []  # a name no memory shares
+    assert counted("Write a haiku about tomatoes.") == []  # about no one
+
+
+def _tune_facts(column):
+    import csv
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "bilingual_facts.tsv"
+    with open(path, encoding="utf-8") as fh:
+        lines = [line for line in fh if not line.startswith("#")]
+    return [row[column] for row in csv.DictReader(lines, delimiter="\t")]
+
+
+def test_a_request_about_no_one_gets_no_lower_bar(store, e5):
+    # A riddle, no one in it: it read 0.25 margins about the user and a memory
+    # stood 2.5 margins out across scripts, so the lower bar let it inject
+    # before (bilingual_recall.py, the tune split's en-third-enq store).
+    seeded(store, e5, _tune_facts("en_third"))
+    prompt = "大卫有三个姐妹。她们每个人都有一个兄弟。大卫有几个兄弟？"
+    assert not speaks_of_self(prompt)
+    result = recall(store, prompt, Settings(), embedding_model=e5)
+    assert result.method == "none" and result.memories == []
+
+
+def test_a_question_in_the_first_person_clears_the_personal_line(store, e5):
+    # "What are my coffee habits?" of a store of Chinese facts: below the full
+    # bars and, before the personal line, below the lower bar too.
+    seeded(store, e5, _tune_facts("zh_third"))
+    result = recall(store, "我喝咖啡有什么习惯？", Settings(), embedding_model=e5)
+    assert result.method == "hybrid"
+    assert "用户喝燕麦奶拿铁，不喝牛奶" in [m.content for m in result.memories][:5]
 
 
 def test_script_margins_centre_each_script_of_a_store_of_two_scripts(store, embed):
