@@ -365,7 +365,7 @@ def clears_lower_bar(about_user: float, margins: float, query_cjk: bool,
 
 
 # Words by which a query speaks of the person asking, in the languages of
-# the prompt banks and a few more (issue 15, ninth round). On every read split of
+# the prompt banks and some twenty more (issue 15, ninth round). On every read split of
 # bilingual_recall.py 96% of the questions have one and 2-50% of the
 # unrelated prompts; of the unrelated prompts the lower bar let in, 0-33%.
 # "The user" counts too (the third-person questions of USER_PROMPTS); in
@@ -380,7 +380,21 @@ _FIRST_PERSON = re.compile(
     r"|meu|minha|meus|minhas"  # Portuguese ("eu" would be the EU)
     r"|ik|mij|mijn"  # Dutch
     r"|я|мне|меня|мой|моя|моё|мои|мной"  # Russian
+    # and the languages memories are also written in, so that a question in
+    # them is not left with no lower bar (forms that are also English words or
+    # names, "min", "ben", "meg", "beni", are left out; Arabic "من" is "from")
+    r"|мені|мій|моє|мої"  # Ukrainian
+    r"|mnie|mój|moja|moje|moim|mną"  # Polish
+    r"|já|mně|můj|moje"  # Czech
+    r"|jag|mig|mitt|jeg|mine"  # Swedish, Danish, Norwegian
+    r"|minä|minun|minulla|minua"  # Finnish
+    r"|benim|bana"  # Turkish
+    r"|εγώ|μου|μένα"  # Greek
+    r"|saya|aku|tôi|mình"  # Indonesian, Malay, Vietnamese
+    r"|أنا|لي|عندي|אני|שלי|לי"  # Arabic, Hebrew
+    r"|मैं|मेरा|मेरी|मेरे|मुझे"  # Hindi
     r")(?![\w'’])"
+    r"|ฉัน|ผม|ดิฉัน"  # Thai, written without spaces
     r"|(?<![\w'’])j['’](?=\w)"  # French j'ai
     r"|我|咱|私|僕|俺|わたし|あたし|나는|내가|저는|제가|나의|저의"  # Chinese, Japanese, Korean
     r"|(?:^|(?<=[。！？!?\n]))\s*用户",  # "the user" in Chinese, as a sentence's subject

@@ -453,6 +453,9 @@ def test_clears_lower_bar_for_a_query_in_the_first_person():
     "My tooth is killing me. What can I take?", "I'm off to Rome next week", "What does the user like?",
     "我牙疼得厉害，能吃什么药？", "Wo wohnt mein Bruder?", "J'ai mal au dos", "¿Qué puedo comer yo?",
     "私の誕生日はいつ？", "用户对什么过敏？", "제가 뭘 먹으면 돼요?", "Что мне подарить?",
+    "Vad ska jag laga till middag?", "Co mam dać mojej mamie? Pomóż mnie", "Benim için hangi ilaç uygun?",
+    "Apa yang bisa saya makan malam ini?", "Tôi nên mua quà gì?", "ماذا يناسبني؟ أنا مريض", "מה אני יכול לאכול?",
+    "मुझे क्या खाना चाहिए?", "ฉันควรกินอะไรดี", "Τι να φάω εγώ απόψε;",
 ])
 def test_speaks_of_self(text):
     assert speaks_of_self(text)
@@ -461,6 +464,7 @@ def test_speaks_of_self(text):
 @pytest.mark.parametrize("text", [
     "Explain the CAP theorem with an example.", "大卫有三个姐妹。大卫有几个兄弟？",
     "Which countries are in the EU?", "分析这些用户评价。", "Imagine a dinner party with Newton", "Mimic a pirate",
+    "Cook it for 10 min at 180 degrees.", "Ben and Jerry founded an ice cream company.",
 ])
 def test_does_not_speak_of_self(text):
     assert not speaks_of_self(text)
