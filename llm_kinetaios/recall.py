@@ -326,10 +326,22 @@ def _by_margin(store, ids, score, inscope, settings, embedding_model, query, vec
     # could clear the lower bar, and judge each by its script pair.
     if int(relevant.sum()) >= max(settings.min_cosine_hits, 1) or min_margin <= 0:
         return margin, relevant  # (a margin bar of 0 is already the lowest)
+    return margin, relevant | _by_lower_bar(store, ids, margin, relevant, inscope, embedding_model,
+                                            query, vector, min_margin)
+
+
+def _by_lower_bar(store, ids, margin, relevant, inscope, embedding_model, query, vector, min_margin):
+    """The memories below the full bars that clear the lower bar: only for a
+    query that speaks of the user (by the line of PERSONAL_BAR) or names
+    someone the memory names (by that of LOWER_BAR); a request about no one
+    gets none."""
+    import numpy as np
+
+    passed = np.zeros(len(margin), dtype=bool)
     personal = speaks_of_self(query)
     names = set() if personal else named_words(query)
     if not personal and not names:
-        return margin, relevant  # a request about no one: no lower bar (PERSONAL_BAR)
+        return passed
     bar, weight = (PERSONAL_BAR, PERSONAL_BAR_WEIGHT) if personal else (LOWER_BAR, LOWER_BAR_WEIGHT)
     query_cjk = is_cjk(query)
     about = about_user_margins(embedding_model, vector, query_cjk, min_margin)
@@ -340,15 +352,12 @@ def _by_margin(store, ids, score, inscope, settings, embedding_model, query, vec
     borderline = np.flatnonzero(~relevant & inscope & (margin >= min_margin * max(lowest, 0.0)))
     if len(borderline) > MAX_BORDERLINE:
         borderline = borderline[np.argsort(-margin[borderline])[:MAX_BORDERLINE]]
-    if len(borderline):
-        texts = {row["id"]: row["content"] for row in _texts(store, [ids[i] for i in borderline])}
-        relevant[[
-            i for i in borderline
-            if clears_lower_bar(about, margin[i] / min_margin, query_cjk,
-                                is_cjk(texts.get(ids[i], "")), personal=personal)
-            and (personal or names & set(_WORDS.findall(texts.get(ids[i], ""))))
-        ]] = True
-    return margin, relevant
+    texts = {row["id"]: row["content"] for row in _texts(store, [ids[i] for i in borderline])} if len(borderline) else {}
+    for i in borderline:
+        text = texts.get(ids[i], "")
+        passed[i] = (clears_lower_bar(about, margin[i] / min_margin, query_cjk, is_cjk(text), personal=personal)
+                     and bool(personal or names & set(_WORDS.findall(text))))
+    return passed
 
 
 def clears_lower_bar(about_user: float, margins: float, query_cjk: bool,
