@@ -78,6 +78,9 @@ _TOKENS = [
     r"\bs\.[A-Za-z0-9]{24}\b",  # Vault (legacy)
     r"\bdapi[0-9a-f]{32}(?:-\d)?\b",  # Databricks
     r"\bSG\.[\w-]{16,32}\.[\w-]{16,64}",  # SendGrid
+    r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:fx\b",  # DeepL (free)
+    # a Wi-Fi network as its QR code spells it: "WIFI:T:WPA;S:name;P:password;;"
+    r"\bWIFI:(?:[TSHE]:[^;\n]{0,64};){0,4}P:[^;\n]{4,64};",
     r"(?<![\w/])[12]/\d{10,20}(?:/\d{10,20})?:[0-9a-f]{32}\b",  # Asana personal access token
     r"\bsq0(?:atp|csp|idp)-[\w-]{20,100}|\bEAAA[\w-]{60,100}",  # Square
     r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",  # Shopify
@@ -148,15 +151,17 @@ _PLACEHOLDER = re.compile(r"^(?:\*+|x+|X+|\.{3}|…|<[^>]*>|\{[^}]*\}|\$\{?\w+\}
 # --- Secrets stated in prose (matched on the folded text) -------------------
 
 _SECRET_WORDS = (
-    r"pass(?:word|wd|code|phrase|kode)s?|pwd|pins?(?: code| number)?|wi-?fi (?:key|code)|network key|wpa2? key"
+    r"pass(?:word|wd|code|phrase|kode)s?|pwd|pw(?=\s(?:for|of|to|on|is|=|:|->)|\s?[:=])|pins?(?: code| number)?|wi-?fi (?:key|code)|network key|wpa2? key"
     r"|security code|cvv|cvc|digicode|"
+    # a card's PIN and an access code as other languages name them
+    r"code (?:de |d'|du )?(?:ma |la |mon )?carte(?: bancaire| bleue| de crédit)?|código de acesso|código de acceso|code d'accès|codice di accesso|tunnusluku\w{0,3}|"
     # "security code" as other languages write it
     r"säkerhetskod\w{0,2}|sikkerhe[dt]skode\w{0,2}|turvakoodi\w{0,3}|sicherheitscode\w{0,2}|beveiligingscode\w{0,2}|code de sécurité|código de seguridad|código de segurança|codice di sicurezza|kod bezpieczeństwa|bezpečnostní kód|biztonsági kód\w{0,2}|güvenlik kodu|код безопасности|安全码|安全碼|セキュリティコード|보안 코드|"
     # compounds of what a code opens, as German, Dutch and Nordic write them ("Tresorcode", "fietsslotcode", "dørkode")
     r"(?:t[üu]r|haust[üu]r|tor|tresor|safe|schloss|schließfach|spind|alarm|zahlen|garagen?|deur|voordeur|kluis|fietsslot|slot|poort|toegangs)code\w{0,2}"
     r"|(?:dør|hoveddør|port|alarm|lås|garage|boks)kode\w{0,3}|(?:dörr|port|larm|lås|garage)kod\w{0,2}|(?:ovi|portti|hälytys)koodi\w{0,3}"
     r"|pin-?(?:code|kode|kod|koodi)\w{0,2}|puk(?:-?(?:code|kode|kod|koodi|код)\w{0,2})?(?![a-z])|пук(?:-код\w{0,2})?(?!\w)|unlock code|lock ?code|door code|gate code|alarm code|entry code|access code|(?:lock|safe|padlock|locker|door) combination|combination lock"
-    r"|(?:wlan|wifi|wi-fi)[- ]?(?:schlüssel|key|clé|clave|chiave|sleutel|nyckel|klucz|code)"
+    r"|(?:wlan|wifi|wi-fi|wpa2?|wpa3)[- ]?(?:schlüssel|key|clé|clave|chiave|sleutel|nyckel|klucz|code)"
     r"|login(?: details| credentials)?|credentials|api[ _-]?key|secret[ _-]?key|access[ _-]?(?:key|token)|auth[ _-]?token|private key"
     r"|contraseñas?|contrasenas?|clave(?: de acceso| secreta)?|senhas?|palavra-passe|mot de passe|mdp|code secret|code pin"
     r"|passw[oö]rt\w{0,3}|kennw[oö]rt\w{0,3}|zugangscode|geheimzahl|parola d'ordine|wachtwoord\w{0,2}|hasł\w{1,3}|hasl\w{1,3}|парол\w{1,3}|пин-код\w{0,2}|şifre\w{0,6}|sifre\w{0,6}|şifrə\w{0,4}|parola\w{0,3}"
@@ -172,7 +177,7 @@ _PINS_VERB = r"pins\s(?!(?:are|were)\b|:|\d)"
 # What joins a secret word to its value: a copula or a colon. Space-free
 # scripts attach it directly ("密码是", "パスワードは", "비밀번호는").
 _LINK = (
-    r"(?:\s?[:=：]\s?|'s\s|\s(?:is|was|are|were|es|és|era|est|ist|lautet|war|è|é|jest|это|—|=>|->|är|este|είναι|هي|هو|היא|है|là|adalah|ialah|sont|sind|será|zijn|olan|şu|হলো|হল|হচ্ছে)\s"
+    r"(?:\s?[:=：]\s?|'s\s|\s(?:is|was|are|were|es|és|era|est|c'est|c’est|ist|lautet|war|è|é|jest|это|—|=>|->|är|este|είναι|هي|هو|היא|है|là|adalah|ialah|sont|sind|será|zijn|olan|şu|হলো|হল|হচ্ছে)\s"
     r"|\s(?:is |was |has been |got )?(?:set|changed|updated|reset) to\s"
     r"|(?:是|为|為|は|が|는|은|이|가|คือ|:|：)\s?)"
 )
@@ -288,11 +293,15 @@ _PIN_WORD = re.compile(r"pins?|puk\S{0,8}|пук\S{0,6}|pin-?(?:code|kode|kod|ko
 _PIN_NUMBER = re.compile(r"[^\s\d]{0,6}(?:\s[^\s\d]{1,20}){0,4}?\s(?!(?:19|20)\d\d(?!\d))\d{4,6}(?![\w-]|[.,:/]\d)")
 
 
+_SPACED_DIGITS = re.compile(r"(?<=\b\d) (?=\d\b)|(?<=\b\d\d) (?=\d\d\b)")
+
+
 def _near_value(folded: str) -> bool:
     for word in _SECRET_WORD.finditer(folded):
         if _inside_latin_word(folded, *word.span()) or _PINS_VERB_RE.match(folded, word.start()):
             continue
-        clause = _clause_after(folded, word.end())
+        # a number read out in groups ("şifresi 61 39 07") is one value
+        clause = _SPACED_DIGITS.sub("", _clause_after(folded, word.end()))
         if _window_has_value(clause):
             return True
         if _PIN_WORD.fullmatch(word.group()) and _PIN_NUMBER.match(clause) and not _NOT_THE_SECRET.search(clause):
@@ -309,7 +318,8 @@ _OPENS_SOMETHING = re.compile(
     r"|kłódk\w{0,2}|szafk\w{0,2}|sejf\w{0,2}|hangslot|kluisje|kluis|cadeado|armário|cofre|замк?\w{0,2}|шкафчик\w{0,2}|сейф\w{0,2}|asma kilit|kilit|dolap|hänglås|skåp"
     r"|porte|portail|digicode|puerta|portal|cancello|portone|porta|portão|tür|haustür|tor|deur|poort|drzwi|brama|дверь|двери|домофон|kapı|dörr|ovi)\b"
     # as the cases of Slavic, Hungarian and Nordic inflect them: "от домофона", "do furtki", "a kapu kódja", "till porten"
-    r"|\b(?:домофон|калитк|ворот|подъезд|двер|хвіртк|брам|furtk|bram|drzw|bran|brán|dveř|dver|zámk|zamk|trezor|kapu|ajtó|széf|porten|dörren|grind|kassaskåp|portón|bicicleta|bike|alarm panel)\w{0,3}\b"
+    r"|\b(?:домофон|калитк|ворот|подъезд|двер|хвіртк|брам|furtk|bram|drzw|bran|brán|dveř|dver|zámk|zamk|trezor|kapu|ajtó|széf|porten|dörren|grind|kassaskåp|portón|bicicleta|bike|alarm panel"
+    r"|domofon|förråd|key ?safe|lockbox|schlüsseltresor|schlüsselkasten|boîte à clés|kasa|sejf)\w{0,3}\b"
     r"|כספת|דלת|שער|מנעול|אזעקה"
 )
 _CODE_VALUE = re.compile(
@@ -317,11 +327,14 @@ _CODE_VALUE = re.compile(
     r"|[הלבמשו]?קוד(?: ה?סודי)?)(?!\w)"
     # what it opens may take a few words ("the code for the bike lock on the shed is ..."),
     # and the code may open with a letter ("B4712")
-    r"(?:\s[^\s\d]{1,20}){0,8}?(?:\s?[:=]\s?|\s(?:is|est|es|è|é|ist|lautet|jest|är|er|on|to|je|ni|ass|—|–|-|это|הוא|היא)\s"
+    r"(?:\s[^\s\d]{1,20}){0,8}?(?:\s?[:=]\s?|\s(?:is|est|c'est|c’est|es|è|é|ist|lautet|jest|är|er|on|to|je|ni|ass|—|–|-|это|הוא|היא)\s"
     # languages that drop the copula ("код от домофона 4821", "a kapu kódja 1947"): a code that is no year
-    r"|\s(?!(?:19|20)\d\d(?!\d))(?=\d{4,8}(?![\w-])))"
+    # (a year as one is named: up to 2049, so "code 2092" on a key safe is a code)
+    r"|\s(?!(?:19\d\d|20[0-4]\d)(?!\d))(?=\d{4,8}(?![\w-])))"
     # never a date ("expired on 2024-01-05")
-    r"(?!(?:19|20)\d\d(?:-\d\d){1,2}(?![\w-]))[#*]?[a-z]?\d[\d#*a-z-]{2,11}(?![\w])"
+    r"(?!(?:19|20)\d\d(?:-\d\d){1,2}(?![\w-]))(?:[#*]?[a-z]?\d[\d#*a-z-]{2,11}"
+    # or read out digit by digit or in pairs ("7 3 1 9 0", "61 39 07")
+    r"|\d(?: \d){3,7}|\d\d(?: \d\d){2,3})(?![\w])"
 )
 _SEED_PHRASE = re.compile(
     r"(?:(?:seed|recovery|mnemonic|backup|wallet|secret recovery)\s(?:phrase|words|seed|sentence)s?|mnemonic|seed"
@@ -340,22 +353,27 @@ _RECOVERY_CODES = re.compile(
     r"|(?:codes?|clés?|claves?|chiav[ei]|códigos?|codici|klucz\w{0,2}|kod\w{0,2}|ключ\w{0,2}|код\w{0,2}) (?:de |di |da |do |del |)"
     r"(?:récupération|recuperación|recuperação|recupero|secours|odzyskiwania|восстановления|відновлення|kurtarma"
     r"|respaldo|emergencia|emergência|sicurezza|zapasow\w{1,2}|резервн\w{1,3})"
-    r"|(?:恢复|復原|回復|复原|復旧|복구)\s?(?:密钥|金鑰|密鑰|码|碼|キー|コード|키|코드))"
+    r"|(?:恢复|復原|回復|复原|復旧|복구)\s?(?:密钥|金鑰|密鑰|码|碼|キー|コード|키|코드)|バックアップコード|备用码|備用碼|백업 코드)"
     r".{0,40}?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\b\d{6,10}\b|\b\d{4}[ -]\d{4}\b"
     # or letters and digits mixed, as GitHub's and X's backup codes are ("8rk2pq7m")
     r"|\b(?=[a-z]{0,9}\d[a-z]{0,9}\d)(?=\d{0,9}[a-z])[a-z0-9]{8,10}\b"
     # GitLab's (16 hex digits), Steam Guard's ("R48217"), and groups of four
     # that each hold a digit, as Dropbox prints them ("7k2m 9pxq 4wzt")
-    r"|\b[0-9a-f]{16}\b|\b[a-z]\d{5}\b|\b(?:(?=[a-z]{0,3}\d)[a-z0-9]{4}\s){2,7}(?=[a-z]{0,3}\d)[a-z0-9]{4}\b)",
+    r"|\b[0-9a-f]{16}\b|\b[a-z]\d{5}\b|\b(?=[a-z]{0,24}\d)(?=\d{0,24}[a-z])[a-z0-9]{25}\b|\b(?:(?=[a-z]{0,3}\d)[a-z0-9]{4}\s){2,7}(?=[a-z]{0,3}\d)[a-z0-9]{4}\b)",
     re.DOTALL,
 )
 # Some providers' keys are UUIDs (Postmark, Heroku's old keys, Snyk): a UUID
 # named as a token or key, not as an id ("request id", "tenant id").
+# "API key" as other languages write it: "API-Schlüssel", "clé API", "API-ключ", "API キー".
+_API_KEY_WORDS = (r"api[ _-]?(?:schlüssel|sleutel|nyckel|nøkkel|nøgle|avain|kulcs|klíč|kľúč|ключ\w{0,2}|anahtar\w{0,3}|kunci|キー|密钥|密鑰|키)"
+                  r"|(?:clé|clave|chiave|chave|klucz|cheie|ключ\w{0,2}) (?:d[e']\s?)?(?:l')?api")
 _KEYWORD_UUID = re.compile(
-    r"(?:api[ _-]?key|secret[ _-]?key|client[ _-]?secret|(?:api|server|account|access|auth|secret|bearer|session|bot|refresh|personal access)[ _-]?token)s?"
+    rf"(?:{_API_KEY_WORDS})[^\n]{{0,20}}?\b[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}}\b"
+    r"|(?:api[ _-]?key|secret[ _-]?key|client[ _-]?secret|(?:api|server|account|access|auth|secret|bearer|session|bot|refresh|personal access)[ _-]?token)s?"
     r"\b[^\n]{0,20}?\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 _KEYWORD_HEX = re.compile(
-    r"(?:api[ _-]?key|secret|token|access key|private key|auth|client secret|signing key|encryption key|hmac key)\b.{0,25}?\b(?:0x)?[0-9a-f]{32,128}\b",
+    r"(?:api[ _-]?key|secret|secreto|segreto|secrète?|geheimnis|token|access key|private key|auth|client secret|signing key|encryption key|hmac key)\b.{0,25}?\b(?:0x)?[0-9a-f]{32,128}\b"
+    rf"|(?:{_API_KEY_WORDS}).{{0,40}}?\b(?:0x)?[0-9a-f]{{32,128}}\b",
     re.DOTALL,
 )
 
@@ -412,6 +430,7 @@ _CHECKED_ID_NAMES = tuple((re.compile(name), modules) for name, modules in (
     (r"steuernummer|\bstnr\b|abgabenkontonummer", ("de.stnr", "at.tin")),
     (r"mã số thuế|\bmst\b", ("vn.mst",)),
     (r"\bkra pin\b", ("ke.pin",)),
+    (r"\bnas\b|numéro d'assurance sociale", ("ca.sin",)),
 ))
 # A number as ids are written: digits in groups, maybe letters before
 # ("V-12345678-9", "ABCPK1234F") and a check letter after; the words between
@@ -468,6 +487,12 @@ _ASSIGNED = re.compile(
     r"|auth[_-]?token|refresh[_-]?token|bearer[_-]?token|bot[_-]?token|token|passw(?:or)?d|pwd|passphrase|private[_-]?key|signing[_-]?key))"
     r"(?![\w-])[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}[\"'`]?([^\s\"'`,;<>]{6,300})"
 )
+# A token or secret named in prose, in any grammar ("Vercel erişim token'ım:",
+# "クライアントシークレットはこれです:", "session cookie ...: sessionid="), then a
+# value that mixes upper case, lower case and digits at random: a key.
+_NAMED_SECRET_VALUE = re.compile(
+    r"(?i:\b(?:token|secret|cookie|jeton|gettone|anahtar|sessionid)\w{0,5}|シークレット|トークン|秘钥|祕鑰|令牌|토큰|시크릿)"
+    r"[^\n:=]{0,30}[:=]\s{0,3}[\"'`]?([A-Za-z0-9_~.+/-]{16,200})")
 # Oracle's user/password@host (JDBC thin, sqlplus, a TNS alias).
 _ORACLE_LOGIN = re.compile(
     r"(?i:jdbc:oracle:\w{1,10}:|\bsqlplus\s{1,3}|\boracle\b[^\n]{0,40}?\s)([A-Za-z][\w$#]{0,30})/([^\s/@\"']{1,100})@")
@@ -489,7 +514,8 @@ _CLI_PASSWORD = re.compile(
     r"(\s{1,3}[\"']?|=?[\"']?)([^\s\"']{4,200})")
 # A TOTP seed after the words that name one: base32, maybe in groups of four.
 _TOTP_SEED = re.compile(
-    r"(?i:\b(?:totp|otp|2fa|mfa|two-factor|authenticator|otpauth)\b[^\n]{0,60}?)(?<![A-Za-z0-9])"
+    r"(?i:(?:\b(?:totp|otp|2fa|mfa|two-factor|authenticator|otpauth|autenticador|autenticatore|authentificateur|authentifizierung|zwei-faktor|tweestaps|dwuetapow\w{0,3}|doble factor|dois fatores)\b"
+    r"|二段階認証|认证器|驗證器|验证器|两步验证|兩步驗證|二次验证|2단계 인증|인증기)[^\n]{0,60}?)(?<![A-Za-z0-9])"
     r"((?i:[A-Z2-7]{4}(?: ?[A-Z2-7]{4}){3,15}|[A-Z2-7]{16,64})={0,6})(?![A-Za-z0-9])")
 # curl -u user:password, --user "user:password"
 _CURL_USER = re.compile(r"(?:\s-u|--user)\s{1,3}[\"']?([^\s\"':]{0,100}):([^\s\"']{1,200})")
@@ -589,6 +615,7 @@ _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\n。！？；]")
 # "account steamlena / Pixel!Cat7": a login and its password, around a spaced slash
 # (paths and versions, "/var/log", "11/24.04", are written without spaces).
 _LOGIN_PAIR = re.compile(r"[^\s/]{3,60}\s/\s([^\s/]{4,80})")
+_EMAIL_PAIR = re.compile(r"\S{3,64}@\S{3,100}\s/\s([^\s/]{4,80})")
 _BARE_TOKEN = re.compile(r"(?<![^\s(\[\"'“«「])[^\s\"'“”«»「」()]{8,64}")
 # A whole space-delimited run, brackets and all: a generated password may
 # hold them anywhere (",)XsJI)M*4l#)9").
@@ -610,17 +637,35 @@ def _password_shaped(token: str) -> bool:
 _RANDOM_LETTERS = re.compile(r"[bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ]{6}")
 
 
-def _generated_password(token: str) -> bool:
-    """What a password generator makes and nothing else: a token only a
-    password looks like whose letters are drawn at random (six consonants in
-    a row, the case switching three times), "CV#UxeZfkqjr9F9x"; a name or
-    version ("Node18+Vite(5)", "OpenSSL_1_1_1t+quic") is made of syllables."""
+_CAMEL_JOIN = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])|(?<=[A-Z]{2})(?=[A-Z][a-z]{3})")
+_WORD_CASE = re.compile(r"[A-Z]*[a-z]*[A-Z]{0,3}")  # "Pass", "XML", "PassXC", "iOS"
+_VOWELLESS_PART = re.compile(r"^[A-Z][b-df-hj-np-tv-xz]+$")
+
+
+def _letters_drawn_at_random(token: str, *, named: bool = False) -> bool:
+    """Letters a generator drew, the case switching three times or more, with
+    six consonants in a row ("CV#UxeZfkqjr9F9x", "uhfWLnMRcx"). Where a
+    password or key is ``named`` already, also parts that are no words: the
+    case switching back inside one ("hTRm"), or two capitalised parts with no
+    vowel ("GtrXkPlwQz"). A name or version is made of syllables joined in
+    camelCase ("Node18+Vite(5)", "OpenSSL_1_1_1t+quic", "XMLHttpRequest",
+    "phpMyAdmin", "KeePassXC")."""
     token = token.rstrip(".,;:!?)]}")
     letters = re.sub(r"[^A-Za-z]", "", token)
-    switches = sum(a.isupper() != b.isupper() for a, b in zip(letters, letters[1:]))
-    # camelCase joins words, and clusters across their joins ("AsyncHttpx2Client") are no draw
-    words = re.sub(r"(?<=[a-z])(?=[A-Z][a-z])", " ", token)
-    return switches >= 3 and bool(_RANDOM_LETTERS.search(words)) and _password_shaped(token)
+    if sum(a.isupper() != b.isupper() for a, b in zip(letters, letters[1:])) < 3:
+        return False
+    words = _CAMEL_JOIN.sub(" ", token)
+    if _RANDOM_LETTERS.search(words):
+        return True
+    parts = re.findall(r"[A-Za-z]+", words)
+    return named and (any(not _WORD_CASE.fullmatch(part) for part in parts)
+                      or sum(bool(_VOWELLESS_PART.match(part)) for part in parts) >= 2)
+
+
+def _generated_password(token: str) -> bool:
+    """What a password generator makes and nothing else: a token only a
+    password looks like whose letters are drawn at random, "CV#UxeZfkqjr9F9x"."""
+    return _letters_drawn_at_random(token) and _password_shaped(token)
 
 
 # The recipe people follow for a password they must remember: a word, a
@@ -650,7 +695,9 @@ def _password_beside_word(plain: str) -> bool:
     word, before or after it ("Galata#Kulesi1348 şifresiyle giriyorum"),
     whatever the grammar between them."""
     plain = _PUBLIC_BLOB.sub(" ", _URL.sub(" ", plain))
-    return any(_names_a_password(sentence) and any(_password_shaped(m.group()) for m in _password_candidates(sentence))
+    # or letters alone, if drawn at random: "mot de passe ... est uhfWLnMRcx ;"
+    return any(_names_a_password(sentence) and any(_password_shaped(m.group()) or _letters_drawn_at_random(m.group(), named=True)
+                                                   for m in _password_candidates(sentence))
                for sentence in _SENTENCE_END.split(plain))
 
 
@@ -666,6 +713,9 @@ def _login_secret(plain: str) -> bool:
     looks like ("signs into the router as root with Q7!vxP2mLk"). Links are
     set aside first: their paths and queries are not passwords."""
     for sentence in _SENTENCE_END.split(_URL.sub(" ", plain)):
+        # "j.okafor@acme.example / Quill168!": an address is a login of itself
+        if any(_EMAIL.search(m.group()) and _secret_value(m.group(1)) for m in _EMAIL_PAIR.finditer(sentence)):
+            return True
         if not _LOGIN_CONTEXT.search(sentence):
             continue
         if any(_secret_value(m.group(1)) for m in _LOGIN_PAIR.finditer(sentence)):
@@ -774,6 +824,12 @@ def _entropy(text: str) -> float:
     return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
 
 
+def _drawn_key(value: str) -> bool:
+    "Upper case, lower case and digits, with the case switching as only a draw does."
+    return (any(c.isdigit() for c in value) and any(c.isupper() for c in value) and any(c.islower() for c in value)
+            and _entropy(value) > 3.5 and _letters_drawn_at_random(value, named=True))
+
+
 def _looks_random(token: str) -> bool:
     """A long token mixing upper case, lower case and digits with high
     entropy and frequent switches between them: likely a key. Hex alone never
@@ -849,6 +905,8 @@ def _token_reason(plain: str) -> str | None:
         return "a connection string with a password"
     if any(_is_base32_seed(m.group(1)) for m in _TOTP_SEED.finditer(plain)):
         return "a one-time-password seed"
+    if any(_drawn_key(m.group(1)) for m in _NAMED_SECRET_VALUE.finditer(plain)):
+        return "an API token or key"
     if _password_beside_host(plain):
         return "a connection string with a password"
     return None
@@ -930,7 +988,7 @@ def _keyed_value(folded: str) -> bool:
 # Said of a door, lock or alarm (the caller checks): what opens it ("opens
 # with 0-4-9-2"), or what to key in ("alarm: type 7391 on the panel").
 _OPENS_WITH = re.compile(
-    r"\b(?:(?:unlock|disarm|open)\w{0,3}\s(?:it\s|only\s)?with|(?:type|enter|punch|key|tap)(?:\sin)?)\s(?:the\s)?(?:code\s)?"
+    r"\b(?:(?:unlock|disarm|open)\w{0,3}\s(?:it\s|only\s)?with|geht\smit|(?:type|enter|punch|key|tap)(?:\sin)?)\s(?:the\s)?(?:code\s)?"
     r"[#*]?\d(?:[- ]?\d){3,7}[#*]?(?![\w-])")
 
 
@@ -968,17 +1026,37 @@ _PRODUCT_CODE = re.compile(
     r"|streepjescode|kod kreskowy|barkod|mã vạch)\b|штрих-?код|条形码|條碼|条码|バーコード|바코드)")
 
 
+# A card number named as one ("クレジットカード番号は ...", "numéro de carte"):
+# then the Luhn check alone says it is one, whatever issuer it claims.
+_CARD_NUMBER_WORDS = re.compile(
+    r"(?i:card number|card no\b|kartennummer|numéro de (?:la |ma )?carte|número de (?:la |mi )?(?:tarjeta|cartão)|numero (?:della |di )?carta"
+    r"|kaartnummer|kortnummer|numer karty|номер (?:моей )?карты|kart numarası|số thẻ|nomor kartu)|カード番号|卡号|卡號|카드 ?번호|رقم البطاقة|מספר כרטיס")
+
+
 def _card_number(plain: str) -> bool:
     if _TEST_CARD.search(plain):
         return False
     product = bool(_PRODUCT_CODE.search(plain))
+    named = bool(_CARD_NUMBER_WORDS.search(plain))
     for match in _DIGIT_RUN.finditer(plain):
         digits = re.sub(r"\D", "", match.group())
-        if 12 <= len(digits) <= 19 and _card_brand_ok(digits) and _luhn_ok(digits):
+        if 12 <= len(digits) <= 19 and (named or _card_brand_ok(digits)) and _luhn_ok(digits):
             if product and _valid_id(digits, ("ean", "isbn")):
                 continue
             return True
     return False
+
+
+# A bank account as a country without IBANs writes it: a US routing number
+# (its own checksum) or a UK sort code, then an account number.
+_ROUTING_AND_ACCOUNT = re.compile(
+    r"(?i:\b(?:routing|aba|rtn)\b(?: (?:number|no\.?|#))?\W{0,3}(\d{9})\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?|#))?\W{0,3}\d{6,17}\b"
+    r"|\bsort code\W{0,3}\d{2}-\d{2}-\d{2}\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?))?\W{0,3}\d{8}\b)")
+
+
+def _domestic_account(plain: str) -> bool:
+    return any(match.group(1) is None or _valid_id(match.group(1), ("us.rtn",))
+               for match in _ROUTING_AND_ACCOUNT.finditer(plain))
 
 
 # National id numbers whose shape is their own (a date, a century sign, a
@@ -1064,8 +1142,10 @@ def _random_token(plain: str) -> bool:
 # carries a checksum of the rest. The checksum is what makes it safe to look
 # everywhere: a chance run of twelve list words passes it 1 time in 16, and
 # ordinary prose seldom has such a run at all. The lists of scripts that put
-# spaces between words; Chinese lists are single characters, too common.
-# (mnemonic 0.21's Turkish and Russian lists fail their own phrases' checks.)
+# spaces between words; and the Chinese lists, whose words are single
+# characters, where a phrase is written with spaces between them ("十 燥 冶
+# 伍 ..."), as Chinese prose never is. (mnemonic 0.21's Turkish and Russian
+# lists fail their own phrases' checks.)
 _MNEMONIC_LANGUAGES = ("english", "spanish", "french", "italian", "portuguese", "czech", "korean", "japanese")
 _MNEMONIC_LENGTHS = (12, 15, 18, 21, 24)
 _WORD = re.compile(r"[^\W\d_]{2,16}")
@@ -1107,14 +1187,29 @@ def _holds_a_phrase(words: list[str], checker) -> bool:
                for size in _MNEMONIC_LENGTHS for start in range(len(words) - size + 1))
 
 
+_SPACED_HANZI = re.compile(r"(?<![\u3400-\u9fff])(?:[\u3400-\u9fff][ \u3000]{1,3}){11,23}[\u3400-\u9fff](?![\u3400-\u9fff])")
+
+
+@functools.lru_cache(maxsize=1)
+def _chinese_word_lists() -> list[tuple[object, frozenset[str]]]:
+    "(checker, its characters) for the two Chinese BIP-39 lists, on first use."
+    from mnemonic import Mnemonic
+
+    return [(checker, frozenset(checker.wordlist))
+            for checker in (Mnemonic("chinese_simplified"), Mnemonic("chinese_traditional"))]
+
+
 def _wallet_mnemonic(plain: str) -> bool:
     "A run of one BIP-39 list's words, 12 to 24 of them in a row, with a valid checksum."
     runs = _word_runs(plain)
-    return bool(runs) and any(
-        in_list and _holds_a_phrase(list(words), checker)
-        for checker, vocabulary in _mnemonic_word_lists()
-        for run in runs
-        for in_list, words in itertools.groupby(run, key=vocabulary.__contains__))
+    if runs and any(in_list and _holds_a_phrase(list(words), checker)
+                    for checker, vocabulary in _mnemonic_word_lists()
+                    for run in runs
+                    for in_list, words in itertools.groupby(run, key=vocabulary.__contains__)):
+        return True
+    return any(all(ch in vocabulary for ch in chars) and _holds_a_phrase(chars, checker)
+               for chars in (match.group().split() for match in _SPACED_HANZI.finditer(plain))
+               for checker, vocabulary in _chinese_word_lists())
 
 
 def secret_reason(text: str) -> str | None:
@@ -1132,6 +1227,8 @@ def secret_reason(text: str) -> str | None:
         return "an API token or key"
     if _card_number(plain):
         return "a payment card number"
+    if _domestic_account(plain):
+        return "a bank account number"
     upper = plain.upper()
     if any(_iban_ok(m.group(1)) for m in _IBAN.finditer(upper)):
         return "an IBAN"

@@ -613,43 +613,30 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
         assert fresh14.isdisjoint(earlier)
 
 
-def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_fresh9():
-    """The poisoning head's training material (directed, directed2: written for
-    it) holds no fresh9 entry, and its training script never reads fresh9."""
+def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_its_report_split():
+    """The poisoning head trains on every split reported before the tenth round
+    (fresh9 to fresh13 included) and the sets written for it, and never on the
+    tenth round's report split, fresh14, with which it shares no entry."""
     import sys
     from pathlib import Path
 
     benchmarks = Path(__file__).resolve().parent.parent / "benchmarks"
     corpora = benchmarks / "corpora"
-
-    def texts(folder, names):
-        return {" ".join(json.loads(line)["text"].split()).casefold()
-                for name in names for line in (folder / f"{name}.jsonl").open(encoding="utf-8")}
-
-    fresh9 = texts(corpora / "fresh9", ("injection", "ordinary", "secrets", "near_miss"))
-    for folder in ("directed", "directed2"):
-        training = texts(corpora / folder, ("injection", "ordinary"))
-        assert len(training) >= 200 and training.isdisjoint(fresh9)
     sys.path.insert(0, str(benchmarks))
     try:
         import train_poisoning_classifier as training_script
     finally:
         sys.path.remove(str(benchmarks))
-    assert training_script.REPORT_SPLIT == "fresh9" not in training_script.READ_SPLITS
-    assert not {"fresh10", "fresh11", "fresh12", "fresh13"} & set(training_script.READ_SPLITS)
-    assert {"directed", "directed2"} <= set(training_script.READ_SPLITS)
-    reported = set()
-    for split in ("fresh9", "fresh10", "fresh11", "fresh12", "fresh13"):
-        reported |= texts(corpora / split, ("injection", "ordinary", "secrets", "near_miss"))
-    trained_on, _, splits = training_script.training_set()
-    shared = [split for text, split in zip(trained_on, splits) if " ".join(text.split()).casefold() in reported]
-    # One fresh12 ordinary fact is also a durable fact of the older extraction
-    # corpus (fresh12's writer checked corpora/ only): a negative the heads
-    # learned from, so it can only make fresh12 easier.
-    assert shared == ["extraction"]
+    assert training_script.REPORT_SPLIT == "fresh14" not in training_script.READ_SPLITS
+    assert {"fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "directed", "directed2"} <= set(training_script.READ_SPLITS)
+    report = {" ".join(json.loads(line)["text"].split()).casefold()
+              for name in ("injection", "ordinary", "secrets", "near_miss")
+              for line in (corpora / "fresh14" / f"{name}.jsonl").open(encoding="utf-8")}
+    trained_on, labels, _ = training_script.training_set()
+    assert labels.sum() > 1000 and report.isdisjoint(" ".join(text.split()).casefold() for text in trained_on)
 
 
-def test_the_safety_report_reports_fresh13_by_default_and_reads_each_split_from_its_folder():
+def test_the_safety_report_reports_fresh14_by_default_and_reads_each_split_from_its_folder():
     "The reported set is the one nobody tuned on; every held-out split keeps its own files."
     import sys
     from pathlib import Path
@@ -660,7 +647,7 @@ def test_the_safety_report_reports_fresh13_by_default_and_reads_each_split_from_
         import safety_report
     finally:
         sys.path.remove(str(benchmarks))
-    assert safety_report.arguments().parse_args([]).split == "fresh13"
+    assert safety_report.arguments().parse_args([]).split == "fresh14"
     sizes = {  # corpus: at least (fresh8, fresh7, fresh6, fresh5, fresh4, fresh3) entries
         "injection": (200, 190, 200, 220, 200, 150), "ordinary": (200, 200, 200, 220, 200, 200),
         "secrets": (170, 160, 160, 160, 150, 120), "near_miss": (140, 150, 150, 150, 150, 150),
