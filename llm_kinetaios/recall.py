@@ -220,10 +220,10 @@ PAIR_MARGIN_SCALES = {"cross": 0.25, "cjk": 0.5, "other": 1.0}
 # stores of one script, the best memory of a question whose fact recall finds
 # stands a median 0.7-1.1 margins above it across scripts, 0.7-1.0 between
 # Chinese texts and 0.9-1.4 between English ones, and the best memory of an
-# unrelated prompt 0.4-0.5, 0.4 and 0.6. The scales above
-# counted a same-script margin two to four times less, so a question asked in
-# the facts' own language was turned away twice as often (fresh5: judged
-# relevant 35-40% against 56-71% across languages). Tenth round, docs/recall.md.
+# unrelated prompt 0.4-0.5, 0.4 and 0.6. The scales above counted a
+# same-script margin two to four times less, so a question asked in the facts'
+# own language was turned away twice as often (fresh5: judged relevant 35-40%
+# against 56-71% across languages). Tenth round, docs/recall.md.
 PERSONAL_PAIR_SCALES = {"cross": 0.25, "cjk": 0.25, "other": 0.35}
 MAX_BORDERLINE = 50  # memories whose script is read per query, at most
 # A score this many margins above the generic prompt's counts on its own,
