@@ -449,6 +449,19 @@ def test_clears_lower_bar_for_a_query_in_the_first_person():
     assert not clears_lower_bar(0.35, 0.5, query_cjk=False, memory_cjk=False, personal=True)
 
 
+def test_personal_line_does_not_turn_away_a_question_in_the_facts_own_language():
+    # Against the store's average a fact stands about as far out within one
+    # script as across two (PERSONAL_PAIR_SCALES): a first-person question
+    # whose fact stands 0.9 margins out counts whether it is asked in the
+    # fact's language or not (the old scales needed four times the margin
+    # between English texts, twice between Chinese ones).
+    for query_cjk in (False, True):
+        for memory_cjk in (False, True):
+            assert clears_lower_bar(0.2, 0.9, query_cjk, memory_cjk, personal=True)
+            # ... and a memory barely above the average still does not.
+            assert not clears_lower_bar(0.2, 0.4, query_cjk, memory_cjk, personal=True)
+
+
 @pytest.mark.parametrize("text", [
     "My tooth is killing me. What can I take?", "I'm off to Rome next week", "What does the user like?",
     "我牙疼得厉害，能吃什么药？", "Wo wohnt mein Bruder?", "J'ai mal au dos", "¿Qué puedo comer yo?",
