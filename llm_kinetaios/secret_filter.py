@@ -638,7 +638,7 @@ _RANDOM_LETTERS = re.compile(r"[bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ]{6}")
 
 
 _CAMEL_JOIN = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])|(?<=[A-Z]{2})(?=[A-Z][a-z]{3})")
-_WORD_CASE = re.compile(r"[A-Z]*[a-z]*[A-Z]{0,3}")  # "Pass", "XML", "PassXC", "iOS"
+_WORD_CASE = re.compile(r"[A-Z]*[a-z]*[A-Z]*")  # "Pass", "XML", "PassXC", "iOS", "PyPIRC"
 _VOWELLESS_PART = re.compile(r"^[A-Z][b-df-hj-np-tv-xz]+$")
 
 
