@@ -888,20 +888,13 @@ def _prose_secret(folded: str) -> bool:
 
 
 def _token_reason(plain: str) -> str | None:
-    "Provider tokens, keys in config lines, connection strings with a password."
+    "Provider tokens, keys in config lines and prose, TOTP seeds, connection strings with a password."
     if any(not _placeholder_token(m.group()) for m in _TOKEN.finditer(plain)):
         return "an API token or key"
     # A public key's letters and symbols are not a password after "ssh" or "key =".
     if _assigned_secret(_PUBLIC_KEY_RE.sub(" ", plain)):
         return "an API token or key"
-    template = bool(_TEMPLATE_WORDS.search(plain))
-    if any(not _placeholder_password(m.group(2), template) for m in _CONNECTION.finditer(plain)):
-        return "a connection string with a password"
-    if any(not _placeholder_password(m.group(2), template) for m in _ORACLE_LOGIN.finditer(plain)):
-        return "a connection string with a password"
-    if any(not _placeholder_password(m.group(1), template) for m in _SLASH_LOGIN.finditer(plain)):
-        return "a connection string with a password"
-    if any(_cli_password(m.group(2), m.group(1), template) for m in _CLI_PASSWORD.finditer(plain)):
+    if _connection_password(plain):
         return "a connection string with a password"
     if any(_is_base32_seed(m.group(1)) for m in _TOTP_SEED.finditer(plain)):
         return "a one-time-password seed"
@@ -910,6 +903,15 @@ def _token_reason(plain: str) -> str | None:
     if _password_beside_host(plain):
         return "a connection string with a password"
     return None
+
+
+def _connection_password(plain: str) -> bool:
+    "A password in a connection string, an Oracle or slash login, or a client's command line; not a template's."
+    template = bool(_TEMPLATE_WORDS.search(plain))
+    return (any(not _placeholder_password(m.group(2), template) for m in _CONNECTION.finditer(plain))
+            or any(not _placeholder_password(m.group(2), template) for m in _ORACLE_LOGIN.finditer(plain))
+            or any(not _placeholder_password(m.group(1), template) for m in _SLASH_LOGIN.finditer(plain))
+            or any(_cli_password(m.group(2), m.group(1), template) for m in _CLI_PASSWORD.finditer(plain)))
 
 
 # A text that presents what it holds as a template or an example.
