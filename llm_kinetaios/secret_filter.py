@@ -638,28 +638,26 @@ _RANDOM_LETTERS = re.compile(r"[bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ]{6}")
 
 
 _CAMEL_JOIN = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])|(?<=[A-Z]{2})(?=[A-Z][a-z]{3})")
-_WORD_CASE = re.compile(r"[A-Z]*[a-z]*[A-Z]*")  # "Pass", "XML", "PassXC", "iOS", "PyPIRC"
-_VOWELLESS_PART = re.compile(r"^[A-Z][b-df-hj-np-tv-xz]+$")
+# The parts of a camelCase name: "BetaAPIKeyCreatedBy" -> Beta, API, Key, Created, By.
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+_VOWEL = re.compile(r"[aeiouyAEIOUY]")
 
 
 def _letters_drawn_at_random(token: str, *, named: bool = False) -> bool:
     """Letters a generator drew, the case switching three times or more, with
     six consonants in a row ("CV#UxeZfkqjr9F9x", "uhfWLnMRcx"). Where a
-    password or key is ``named`` already, also parts that are no words: the
-    case switching back inside one ("hTRm"), or two capitalised parts with no
-    vowel ("GtrXkPlwQz"). A name or version is made of syllables joined in
-    camelCase ("Node18+Vite(5)", "OpenSSL_1_1_1t+quic", "XMLHttpRequest",
-    "phpMyAdmin", "KeePassXC")."""
+    password or key is ``named`` already, also two parts of mixed or lower
+    case with no vowel ("GtrXkPlwQz": Gtr, Xk, Plw, Qz). A name is made of
+    syllables joined in camelCase, acronyms whole ("XMLHttpRequest": one such
+    part, Http; "phpMyAdmin", "KeePassXC", "BetaAPIKeyCreatedBy": none)."""
     token = token.rstrip(".,;:!?)]}")
     letters = re.sub(r"[^A-Za-z]", "", token)
     if sum(a.isupper() != b.isupper() for a, b in zip(letters, letters[1:])) < 3:
         return False
-    words = _CAMEL_JOIN.sub(" ", token)
-    if _RANDOM_LETTERS.search(words):
+    if _RANDOM_LETTERS.search(_CAMEL_JOIN.sub(" ", token)):
         return True
-    parts = re.findall(r"[A-Za-z]+", words)
-    return named and (any(not _WORD_CASE.fullmatch(part) for part in parts)
-                      or sum(bool(_VOWELLESS_PART.match(part)) for part in parts) >= 2)
+    parts = _CAMEL_PART.findall(token)
+    return named and sum(len(part) >= 2 and not part.isupper() and not _VOWEL.search(part) for part in parts) >= 2
 
 
 def _generated_password(token: str) -> bool:
