@@ -1,5 +1,5 @@
-"""The data of benchmarks/bilingual_recall.py: the fresh, fresh2, fresh3, fresh4, fresh5 and fresh6 splits are
-whole, bilingual and share nothing with the splits recall was tuned and reported on.
+"""The data of benchmarks/bilingual_recall.py: the fresh, fresh2, fresh3, fresh4, fresh5, fresh6 and fresh7
+splits are whole, bilingual and share nothing with the splits recall was tuned and reported on.
 
 The data is read the way the benchmark reads it (its load_facts and
 load_prompts), so a file the benchmark cannot parse fails here.
@@ -35,6 +35,9 @@ FRESH5_PROMPTS = {"en": "offtopic_prompts_fresh5.jsonl", "zh": "offtopic_prompts
 # these tests check its shape only.
 FRESH6_FACTS = "bilingual_facts_fresh6.tsv"
 FRESH6_PROMPTS = {"en": "offtopic_prompts_fresh6.jsonl", "zh": "offtopic_prompts_fresh6_zh.jsonl"}
+# fresh7 (issue 15): likewise kept for a later recall round, nothing measured on it; shape only.
+FRESH7_FACTS = "bilingual_facts_fresh7.tsv"
+FRESH7_PROMPTS = {"en": "offtopic_prompts_fresh7.jsonl", "zh": "offtopic_prompts_fresh7_zh.jsonl"}
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +107,7 @@ def test_the_fresh_off_topic_prompts_pair_english_with_chinese(bench):
 def test_the_default_run_keeps_to_tune_and_held_out_and_all_adds_fresh_and_fresh2(bench):
     assert bench.SPLIT_CHOICES["both"] == ("tune", "held-out")
     assert bench.SPLIT_CHOICES["all"] == ("tune", "held-out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5",
-                                          "fresh6")
+                                          "fresh6", "fresh7")
     for split in ("tune", "held-out"):
         prompts = bench.load_prompts(split)
         assert len(prompts["en"]) == len(prompts["zh"]) == 40
@@ -123,6 +126,9 @@ def test_the_default_run_keeps_to_tune_and_held_out_and_all_adds_fresh_and_fresh
     fresh6 = bench.load_prompts("fresh6")
     assert len(fresh6["en"]) == len(fresh6["zh"]) == 60
     assert bench.FACT_FILES["fresh6"] == FRESH6_FACTS and bench.PROMPT_FILES["fresh6"] == FRESH6_PROMPTS
+    fresh7 = bench.load_prompts("fresh7")
+    assert len(fresh7["en"]) == len(fresh7["zh"]) == 60
+    assert bench.FACT_FILES["fresh7"] == FRESH7_FACTS and bench.PROMPT_FILES["fresh7"] == FRESH7_PROMPTS
 
 
 def read_prompt_rows(bench, name: str) -> list[dict]:
@@ -445,3 +451,81 @@ def test_the_fresh6_off_topic_prompts_share_nothing_with_the_earlier_prompts(ben
     earlier |= {normalised(row["prompt"]) for prompts in (FRESH2_PROMPTS, FRESH3_PROMPTS, FRESH4_PROMPTS, FRESH5_PROMPTS)
                 for name in prompts.values() for row in read_prompt_rows(bench, name)}
     assert earlier and earlier.isdisjoint(fresh6)
+
+
+def test_the_fresh7_facts_have_48_lines_with_every_column_filled(bench):
+    fresh7 = bench.load_facts(FRESH7_FACTS)
+    earlier = bench.load_facts(FRESH6_FACTS)
+    assert len(fresh7) == 48
+    assert list(fresh7[0]) == list(earlier[0])
+    assert {line["split"] for line in fresh7} == {"fresh7"}
+    assert len({line["id"] for line in fresh7}) == 48
+    empty = [(line["id"], column) for line in fresh7 for column, value in line.items()
+             if not (value or "").strip()]
+    assert empty == []
+    for column in FACT_COLUMNS:
+        assert len({normalised(line[column]) for line in fresh7}) == 48, column
+
+
+def test_the_fresh7_facts_are_chinese_in_the_chinese_columns_only(bench):
+    fresh7 = bench.load_facts(FRESH7_FACTS)
+    not_chinese = [(line["id"], c) for line in fresh7 for c in CHINESE_COLUMNS if not CJK.search(line[c])]
+    chinese_in_english = [(line["id"], c) for line in fresh7 for c in FACT_COLUMNS
+                          if c not in CHINESE_COLUMNS and CJK.search(line[c])]
+    assert not_chinese == [] and chinese_in_english == []
+
+
+def test_two_thirds_of_the_fresh7_questions_need_their_fact_without_naming_it(bench):
+    # written so: 32 requests that only make sense with the fact, 16 direct questions
+    fresh7 = bench.load_facts(FRESH7_FACTS)
+    implicit = [line["id"] for line in fresh7 if not bench.names_its_fact(line)]
+    assert len(implicit) == 32
+
+
+@pytest.mark.parametrize("earlier_file", ["bilingual_facts.tsv", "bilingual_facts_fresh.tsv", FRESH2_FACTS,
+                                          FRESH3_FACTS, FRESH4_FACTS, FRESH5_FACTS, FRESH6_FACTS])
+def test_the_fresh7_facts_share_no_fact_or_question_with_the_earlier_files(bench, earlier_file):
+    fresh7 = bench.load_facts(FRESH7_FACTS)
+    earlier = bench.load_facts(earlier_file)
+    assert len(earlier) == 48
+    earlier_texts = {normalised(line[c]) for line in earlier for c in FACT_COLUMNS}
+    shared = [(line["id"], c) for line in fresh7 for c in FACT_COLUMNS
+              if normalised(line[c]) in earlier_texts]
+    assert shared == []
+    assert {line["id"] for line in fresh7}.isdisjoint(line["id"] for line in earlier)
+
+
+def test_the_fresh7_off_topic_prompts_pair_english_with_chinese(bench):
+    rows = {language: read_prompt_rows(bench, name) for language, name in FRESH7_PROMPTS.items()}
+    assert len(rows["en"]) == len(rows["zh"]) == 60
+    pairs = [(en["question_id"], en["category"], en["split"]) for en in rows["en"]]
+    assert pairs == [(zh["question_id"], zh["category"], zh["split"]) for zh in rows["zh"]]
+    assert len({question_id for question_id, _, _ in pairs}) == 60
+    assert {split for _, _, split in pairs} == {"fresh7"}
+    assert all(row["prompt"].strip() and row["source"].strip() for lines in rows.values() for row in lines)
+    # half from the third-party set (English first, under its own categories); the other
+    # half a third each of requests, factual questions and advice written for this
+    # project, half of those in Chinese first
+    third_party = [row for row in rows["en"] if row["source"].startswith("Vicuna benchmark")]
+    assert len(third_party) == 30
+    assert {row["category"] for row in third_party} <= {
+        "generic", "knowledge", "roleplay", "common-sense", "fermi", "counterfactual", "writing"}
+    assert all(len(row["prompt"]) <= 400 for row in third_party)
+    own = [row["category"] for row in rows["en"] if not row["source"].startswith("Vicuna benchmark")]
+    assert {kind: own.count(kind) for kind in set(own)} == {"request": 10, "factual": 10, "advice": 10}
+    english_first = [row for row in rows["en"] if row["source"] == "written for this project"]
+    chinese_first = [row for row in rows["zh"] if row["source"] == "written in Chinese for this project"]
+    assert len(english_first) == len(chinese_first) == 15
+    assert all(CJK.search(row["prompt"]) for row in rows["zh"])
+    assert not any(CJK.search(row["prompt"]) for row in rows["en"])
+
+
+def test_the_fresh7_off_topic_prompts_share_nothing_with_the_earlier_prompts(bench):
+    fresh7 = [normalised(row["prompt"]) for name in FRESH7_PROMPTS.values() for row in read_prompt_rows(bench, name)]
+    assert len(set(fresh7)) == len(fresh7)
+    earlier = {normalised(text) for split in ("tune", "held-out", "fresh")
+               for texts in bench.load_prompts(split).values() for text in texts}
+    earlier |= {normalised(row["prompt"]) for prompts in (FRESH2_PROMPTS, FRESH3_PROMPTS, FRESH4_PROMPTS, FRESH5_PROMPTS,
+                                                          FRESH6_PROMPTS)
+                for name in prompts.values() for row in read_prompt_rows(bench, name)}
+    assert earlier and earlier.isdisjoint(fresh7)
