@@ -641,6 +641,7 @@ _CAMEL_JOIN = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])|(?<=[A-Z]{2})(?=[A-Z][a-z]{3
 # The parts of a camelCase name: "BetaAPIKeyCreatedBy" -> Beta, API, Key, Created, By.
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 _VOWEL = re.compile(r"[aeiouyAEIOUY]")
+_KEY_CHARACTERS = re.compile(r"[A-Za-z0-9_~!#$%&*+@-]+")
 
 
 def _letters_drawn_at_random(token: str, *, named: bool = False) -> bool:
@@ -656,8 +657,10 @@ def _letters_drawn_at_random(token: str, *, named: bool = False) -> bool:
         return False
     if _RANDOM_LETTERS.search(_CAMEL_JOIN.sub(" ", token)):
         return True
+    if not named or not _KEY_CHARACTERS.fullmatch(token):  # brackets and dots are code: "SequenceNotStr[str]"
+        return False
     parts = _CAMEL_PART.findall(token)
-    return named and sum(len(part) >= 2 and not part.isupper() and not _VOWEL.search(part) for part in parts) >= 2
+    return sum(len(part) >= 2 and not part.isupper() and not _VOWEL.search(part) for part in parts) >= 2
 
 
 def _generated_password(token: str) -> bool:
