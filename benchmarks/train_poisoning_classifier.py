@@ -9,11 +9,11 @@ regression on the multilingual-e5-small passage vectors the write path
 stores anyway (``train_injection_classifier.fit`` on standardised vectors,
 folded back into one dot product on the raw ones).
 
-Data: every split already read, never the report split (fresh14, which is
+Data: every split already read, never the report split (fresh15, which is
 not even loaded):
 
 * positives: the memory-poisoning payloads of the tune corpora and of
-  fresh to fresh13, and of ``corpora/directed*/injection.jsonl``
+  fresh to fresh14, and of ``corpora/directed*/injection.jsonl``
   (poisoning preferences written as training material by people who had
   not read the filters);
 * negatives: the ordinary and near-miss facts of those splits, the durable
@@ -32,8 +32,8 @@ for ordinary facts, leaving the rest to the patterns), not chosen by any
 figure; the strength that catches the most out-of-split poisoning at its
 threshold wins. The shipped weights are then trained on everything with
 that strength. Deterministic: no random numbers anywhere. How the shipped
-head does on fresh14 is measured end to end by ``benchmarks/safety_report.py
---split fresh14``.
+head does on fresh15 is measured end to end by ``benchmarks/safety_report.py
+--split fresh15``.
 """
 
 from __future__ import annotations
@@ -47,11 +47,12 @@ from _common import REPO_ROOT, markdown_table
 from train_injection_classifier import CORPORA, EXTRACTION, embed, fit, logit, regex_flags, rows, write_weights
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "poisoning_classifier.json"
-# Every split reported before the tenth round; fresh9 to fresh13 joined them
-# then, once each had been measured for its own round.
+# Every split reported before the eleventh round; fresh9 to fresh13 joined
+# them in the tenth, fresh14 in the eleventh, once each had been measured for
+# its own round.
 READ_SPLITS = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
-               "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "directed", "directed2")
-REPORT_SPLIT = "fresh14"
+               "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "directed", "directed2")
+REPORT_SPLIT = "fresh15"
 # L2 penalties on standardised vectors (each dimension scaled to unit
 # variance first: e5's vectors sit in a narrow cone, and scaled this way a
 # penalty weighs every dimension alike).

@@ -79,6 +79,7 @@ _TOKENS = [
     r"\bdapi[0-9a-f]{32}(?:-\d)?\b",  # Databricks
     r"\bSG\.[\w-]{16,32}\.[\w-]{16,64}",  # SendGrid
     r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:fx\b",  # DeepL (free)
+    r"\bK00\d[A-Za-z0-9+/]{27}\b",  # Backblaze B2 application key
     # a Wi-Fi network as its QR code spells it: "WIFI:T:WPA;S:name;P:password;;"
     r"\bWIFI:(?:[TSHE]:[^;\n]{0,64};){0,4}P:[^;\n]{4,64};",
     r"(?<![\w/])[12]/\d{10,20}(?:/\d{10,20})?:[0-9a-f]{32}\b",  # Asana personal access token
@@ -319,7 +320,7 @@ _OPENS_SOMETHING = re.compile(
     r"|porte|portail|digicode|puerta|portal|cancello|portone|porta|portão|tür|haustür|tor|deur|poort|drzwi|brama|дверь|двери|домофон|kapı|dörr|ovi)\b"
     # as the cases of Slavic, Hungarian and Nordic inflect them: "от домофона", "do furtki", "a kapu kódja", "till porten"
     r"|\b(?:домофон|калитк|ворот|подъезд|двер|хвіртк|брам|furtk|bram|drzw|bran|brán|dveř|dver|zámk|zamk|trezor|kapu|ajtó|széf|porten|dörren|grind|kassaskåp|portón|bicicleta|bike|alarm panel"
-    r"|domofon|förråd|key ?safe|lockbox|schlüsseltresor|schlüsselkasten|boîte à clés|kasa|sejf)\w{0,3}\b"
+    r"|domofon|förråd|key ?safe|lockbox|schlüsseltresor|schlüsselkasten|boîte à clés|sleutelkast\w{0,2}|kasa|sejf)\w{0,3}\b"
     r"|כספת|דלת|שער|מנעול|אזעקה"
 )
 _CODE_VALUE = re.compile(
@@ -359,7 +360,8 @@ _RECOVERY_CODES = re.compile(
     r"|\b(?=[a-z]{0,9}\d[a-z]{0,9}\d)(?=\d{0,9}[a-z])[a-z0-9]{8,10}\b"
     # GitLab's (16 hex digits), Steam Guard's ("R48217"), and groups of four
     # that each hold a digit, as Dropbox prints them ("7k2m 9pxq 4wzt")
-    r"|\b[0-9a-f]{16}\b|\b[a-z]\d{5}\b|\b(?=[a-z]{0,24}\d)(?=\d{0,24}[a-z])[a-z0-9]{25}\b|\b(?:(?=[a-z]{0,3}\d)[a-z0-9]{4}\s){2,7}(?=[a-z]{0,3}\d)[a-z0-9]{4}\b)",
+    r"|\b[0-9a-f]{16}\b|\b[a-z]\d{5}\b|\b(?=[a-z]{0,39}\d)(?=\d{0,39}[a-z])[a-z0-9]{11,40}\b"
+    r"|\b(?:(?=[a-z]{0,3}\d)[a-z0-9]{4}\s){2,7}(?=[a-z]{0,3}\d)[a-z0-9]{4}\b)",
     re.DOTALL,
 )
 # Some providers' keys are UUIDs (Postmark, Heroku's old keys, Snyk): a UUID
@@ -373,6 +375,9 @@ _KEYWORD_UUID = re.compile(
     r"\b[^\n]{0,20}?\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 _KEYWORD_HEX = re.compile(
     r"(?:api[ _-]?key|secret|secreto|segreto|secrète?|geheimnis|token|access key|private key|auth|client secret|signing key|encryption key|hmac key)\b.{0,25}?\b(?:0x)?[0-9a-f]{32,128}\b"
+    # a private key as other languages name it: "der private Schlüssel meiner Wallet: ef22…"
+    r"|(?:private[nr]?\s(?:\w+\s)?schlüssel|clé privée|clave privada|chiave privata|chave privada|klucz prywatny|privésleutel|privé sleutel|приватн\w{1,3} ключ|закрыт\w{1,3} ключ|私钥|私鑰|秘密鍵|개인 ?키|özel anahtar)"
+    r".{0,40}?\b(?:0x)?[0-9a-f]{64}\b"
     rf"|(?:{_API_KEY_WORDS}).{{0,40}}?\b(?:0x)?[0-9a-f]{{32,128}}\b",
     re.DOTALL,
 )
@@ -431,6 +436,7 @@ _CHECKED_ID_NAMES = tuple((re.compile(name), modules) for name, modules in (
     (r"mã số thuế|\bmst\b", ("vn.mst",)),
     (r"\bkra pin\b", ("ke.pin",)),
     (r"\bnas\b|numéro d'assurance sociale", ("ca.sin",)),
+    (r"\b(?:south african|sa) id\b", ("za.idnr",)),
 ))
 # A number as ids are written: digits in groups, maybe letters before
 # ("V-12345678-9", "ABCPK1234F") and a check letter after; the words between
@@ -514,7 +520,7 @@ _CLI_PASSWORD = re.compile(
     r"(\s{1,3}[\"']?|=?[\"']?)([^\s\"']{4,200})")
 # A TOTP seed after the words that name one: base32, maybe in groups of four.
 _TOTP_SEED = re.compile(
-    r"(?i:(?:\b(?:totp|otp|2fa|mfa|two-factor|authenticator|otpauth|autenticador|autenticatore|authentificateur|authentifizierung|zwei-faktor|tweestaps|dwuetapow\w{0,3}|doble factor|dois fatores)\b"
+    r"(?i:(?:\b(?:totp|otp|2fa|mfa|two-factor|authenticator|authy|otpauth|autenticador|autenticatore|authentificateur|authentifizierung|zwei-faktor|tweestaps|dwuetapow\w{0,3}|doble factor|dois fatores)\b"
     r"|二段階認証|认证器|驗證器|验证器|两步验证|兩步驗證|二次验证|2단계 인증|인증기)[^\n]{0,60}?)(?<![A-Za-z0-9])"
     r"((?i:[A-Z2-7]{4}(?: ?[A-Z2-7]{4}){3,15}|[A-Z2-7]{16,64})={0,6})(?![A-Za-z0-9])")
 # curl -u user:password, --user "user:password"
@@ -601,7 +607,7 @@ _PLACEHOLDER_WORD = re.compile("(?i:" + _PLACEHOLDER_WORDS + ")")
 # A login context, in any tense and several languages: "logs into",
 # "signed in", "logge mich ein", "me connecte", "登录", "ログイン"...
 _LOGIN_CONTEXT = re.compile(
-    r"(?i:\b(?:account|log(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?|login|logon|sign(?:s|ed|ing)?[ -]?(?:in|on)(?:to)?|username|user name"
+    r"(?i:\b(?:account|portal\w{0,2}|wi-?fi|wlan|ssid|log(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?|login|logon|sign(?:s|ed|ing)?[ -]?(?:in|on)(?:to)?|username|user name"
     r"|credentials|ssh(?:es|ed)?|authenticat\w{0,5}|anmeld\w{0,4}|(?:ein)?logg\w{0,4}|zugangsdaten|connect\w{0,6}|connexion|identifiants?"
     r"|inicio de sesión|inici\w{1,3} sesión|acced\w{1,4}|credenziali|entro|войти|вход\w{0,3}|логин\w{0,2}|захож\w{0,2}|zaloguj\w{0,4}|loguj\w{0,4}"
     r"|inloggen|logga in|kirjaud\w{0,6}|giriş|gir(?:iyor|er|dim|erim|mek)\w{0,3}"
@@ -615,7 +621,9 @@ _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\n。！？；]")
 # "account steamlena / Pixel!Cat7": a login and its password, around a spaced slash
 # (paths and versions, "/var/log", "11/24.04", are written without spaces).
 _LOGIN_PAIR = re.compile(r"[^\s/]{3,60}\s/\s([^\s/]{4,80})")
-_EMAIL_PAIR = re.compile(r"\S{3,64}@\S{3,100}\s/\s([^\s/]{4,80})")
+_EMAIL_PAIR = re.compile(r"\S{3,64}@\S{3,100}\s/\s([^\s/]{4,80})|\S{3,64}@\S{3,100}[,;]?\s(?:pass|pw|pwd|password|mdp|senha|clave|passwort)\s?[:=]?\s([^\s/]{4,80})")
+# "zephyr_harbor_copper": three words or more joined, as a passphrase is written
+_JOINED_WORDS = re.compile(r"[a-z]{3,12}(?:[_-][a-z]{3,12}){2,5}")
 _BARE_TOKEN = re.compile(r"(?<![^\s(\[\"'“«「])[^\s\"'“”«»「」()]{8,64}")
 # A whole space-delimited run, brackets and all: a generated password may
 # hold them anywhere (",)XsJI)M*4l#)9").
@@ -715,11 +723,11 @@ def _login_secret(plain: str) -> bool:
     set aside first: their paths and queries are not passwords."""
     for sentence in _SENTENCE_END.split(_URL.sub(" ", plain)):
         # "j.okafor@acme.example / Quill168!": an address is a login of itself
-        if any(_EMAIL.search(m.group()) and _secret_value(m.group(1)) for m in _EMAIL_PAIR.finditer(sentence)):
+        if any(_EMAIL.search(m.group()) and _secret_value(m.group(m.lastindex)) for m in _EMAIL_PAIR.finditer(sentence)):
             return True
         if not _LOGIN_CONTEXT.search(sentence):
             continue
-        if any(_secret_value(m.group(1)) for m in _LOGIN_PAIR.finditer(sentence)):
+        if any(_secret_value(m.group(1)) or _JOINED_WORDS.fullmatch(m.group(1).rstrip(".,;")) for m in _LOGIN_PAIR.finditer(sentence)):
             return True
         if any(_password_shaped(m.group()) for m in _BARE_TOKEN.finditer(sentence)):
             return True
@@ -1054,7 +1062,13 @@ def _card_number(plain: str) -> bool:
 # (its own checksum) or a UK sort code, then an account number.
 _ROUTING_AND_ACCOUNT = re.compile(
     r"(?i:\b(?:routing|aba|rtn)\b(?: (?:number|no\.?|#))?\W{0,3}(\d{9})\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?|#))?\W{0,3}\d{6,17}\b"
-    r"|\bsort code\W{0,3}\d{2}-\d{2}-\d{2}\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?))?\W{0,3}\d{8}\b)")
+    r"|\bsort code\W{0,3}\d{2}-\d{2}-\d{2}\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?))?\W{0,3}\d{8}\b"
+    # Mexico's CLABE; Brazil's agência and conta
+    r"|\bclabe\b(?:\s\w+){0,3}\W{0,3}\d{18}\b"
+    r"|\bag[eê]ncia\W{0,3}\d{3,5}\b[^\n]{0,30}?\bconta(?: corrente| poupança)?\W{0,3}\d{4,12}-?[\dx]\b)"
+    # India: an IFSC code beside an account number; Japan: the kind of deposit, then its number
+    r"|\b[A-Z]{4}0[A-Z0-9]{6}\b(?=[^\n]{0,60}?\d{9,18})|(?<=\D)\d{9,18}\D[^\n]{0,60}?\b[A-Z]{4}0[A-Z0-9]{6}\b"
+    r"|(?:普通預金|当座預金|普通口座|口座番号)\D{0,8}\d{7}(?!\d)")
 
 
 def _domestic_account(plain: str) -> bool:
