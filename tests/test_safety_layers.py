@@ -617,6 +617,12 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
                     entries(corpora / "directed", ("injection", "ordinary")),
                     entries(corpora / "directed2", ("injection", "ordinary"))):
         assert fresh15.isdisjoint(earlier)
+    fresh16 = entries(corpora / "fresh16")
+    assert len(fresh16) > 650
+    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13,
+                    fresh14, fresh15, entries(corpora / "directed", ("injection", "ordinary")),
+                    entries(corpora / "directed2", ("injection", "ordinary"))):
+        assert fresh16.isdisjoint(earlier)
 
 
 def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_its_report_split():
