@@ -607,7 +607,7 @@ _PLACEHOLDER_WORD = re.compile("(?i:" + _PLACEHOLDER_WORDS + ")")
 # A login context, in any tense and several languages: "logs into",
 # "signed in", "logge mich ein", "me connecte", "登录", "ログイン"...
 _LOGIN_CONTEXT = re.compile(
-    r"(?i:\b(?:account|portal\w{0,2}|log(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?|login|logon|sign(?:s|ed|ing)?[ -]?(?:in|on)(?:to)?|username|user name"
+    r"(?i:\b(?:account|log(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?|login|logon|sign(?:s|ed|ing)?[ -]?(?:in|on)(?:to)?|username|user name"
     r"|credentials|ssh(?:es|ed)?|authenticat\w{0,5}|anmeld\w{0,4}|(?:ein)?logg\w{0,4}|zugangsdaten|connect\w{0,6}|connexion|identifiants?"
     r"|inicio de sesión|inici\w{1,3} sesión|acced\w{1,4}|credenziali|entro|войти|вход\w{0,3}|логин\w{0,2}|захож\w{0,2}|zaloguj\w{0,4}|loguj\w{0,4}"
     r"|inloggen|logga in|kirjaud\w{0,6}|giriş|gir(?:iyor|er|dim|erim|mek)\w{0,3}"

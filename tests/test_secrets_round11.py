@@ -1,7 +1,7 @@
 """Secrets the filter let through on fresh14 (issue 16, eleventh round), in
 new words: national account formats (CLABE, IFSC, Japanese and Brazilian
 accounts), a South African id named as one, passphrases and addresses in a
-login, a portal's password, private keys named in other languages,
+login, private keys named in other languages,
 Backblaze keys, recovery codes as Bitwarden and Twitter print them,
 Authy keys, a key box. Each with the
 ordinary text beside it that must still pass."""
@@ -39,7 +39,6 @@ def test_a_south_african_id_named_as_one_is_refused_and_an_order_number_is_not()
 
 @pytest.mark.parametrize("text", [
     "NAS admin login: root / maple_otter_lantern",
-    "On the club portal I sign as t.ng with Fjord8!kLt2",
     "Office mail m.ruiz@corp.example, pass tulip&canal77",
 ])
 def test_login_values_are_refused(text):
