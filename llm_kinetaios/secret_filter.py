@@ -690,7 +690,7 @@ def _generated_password_anywhere(plain: str) -> bool:
     recipe, wherever it stands: no context is needed for either."""
     plain = _PUBLIC_BLOB.sub(" ", _URL.sub(" ", plain))
     return any(_generated_password(token) or (_password_shaped(token) and _WORD_SYMBOL_WORD_NUMBER.search(token))
-               for token in (m.group().rstrip(".,;:!?)]}") for m in _password_candidates(plain)))
+               for token in (m.group() for m in _password_candidates(plain)))
 
 
 def _names_a_password(sentence: str) -> bool:
@@ -1059,7 +1059,8 @@ def _card_number(plain: str) -> bool:
 
 
 # A bank account as a country without IBANs writes it: a US routing number
-# (its own checksum) or a UK sort code, then an account number.
+# (its own checksum) or a UK sort code, then an account number; a CLABE; an
+# agência and conta; an IFSC code beside an account number; a Japanese deposit.
 _ROUTING_AND_ACCOUNT = re.compile(
     r"(?i:\b(?:routing|aba|rtn)\b(?: (?:number|no\.?|#))?\W{0,3}(\d{9})\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?|#))?\W{0,3}\d{6,17}\b"
     r"|\bsort code\W{0,3}\d{2}-\d{2}-\d{2}\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?))?\W{0,3}\d{8}\b"
@@ -1164,17 +1165,19 @@ def _random_token(plain: str) -> bool:
 # 伍 ..."), as Chinese prose never is. (mnemonic 0.21's Turkish and Russian
 # lists fail their own phrases' checks.)
 _MNEMONIC_LANGUAGES = ("english", "spanish", "french", "italian", "portuguese", "czech", "korean", "japanese")
+_CHINESE_LANGUAGES = ("chinese_simplified", "chinese_traditional")
 _MNEMONIC_LENGTHS = (12, 15, 18, 21, 24)
 _WORD = re.compile(r"[^\W\d_]{2,16}")
 
 
-@functools.lru_cache(maxsize=1)
-def _mnemonic_word_lists() -> list[tuple[object, frozenset[str]]]:
-    "(checker, its words) per BIP-39 list, loaded from the mnemonic package on first use."
+# Unbounded: one key for the spaced lists, one for the Chinese ones.
+@functools.lru_cache(maxsize=None)
+def _mnemonic_word_lists(languages: tuple[str, ...] = _MNEMONIC_LANGUAGES) -> list[tuple[object, frozenset[str]]]:
+    "(checker, its words) per BIP-39 list of ``languages``, loaded from the mnemonic package on first use."
     from mnemonic import Mnemonic
 
     lists = []
-    for language in _MNEMONIC_LANGUAGES:
+    for language in languages:
         checker = Mnemonic(language)
         lists.append((checker, frozenset(unicodedata.normalize("NFC", w) for w in checker.wordlist)))
     return lists
@@ -1207,15 +1210,6 @@ def _holds_a_phrase(words: list[str], checker) -> bool:
 _SPACED_HANZI = re.compile(r"(?<![\u3400-\u9fff])(?:[\u3400-\u9fff][ \u3000]{1,3}){11,23}[\u3400-\u9fff](?![\u3400-\u9fff])")
 
 
-@functools.lru_cache(maxsize=1)
-def _chinese_word_lists() -> list[tuple[object, frozenset[str]]]:
-    "(checker, its characters) for the two Chinese BIP-39 lists, on first use."
-    from mnemonic import Mnemonic
-
-    return [(checker, frozenset(checker.wordlist))
-            for checker in (Mnemonic("chinese_simplified"), Mnemonic("chinese_traditional"))]
-
-
 def _wallet_mnemonic(plain: str) -> bool:
     "A run of one BIP-39 list's words, 12 to 24 of them in a row, with a valid checksum."
     runs = _word_runs(plain)
@@ -1226,7 +1220,7 @@ def _wallet_mnemonic(plain: str) -> bool:
         return True
     return any(all(ch in vocabulary for ch in chars) and _holds_a_phrase(chars, checker)
                for chars in (match.group().split() for match in _SPACED_HANZI.finditer(plain))
-               for checker, vocabulary in _chinese_word_lists())
+               for checker, vocabulary in _mnemonic_word_lists(_CHINESE_LANGUAGES))
 
 
 def secret_reason(text: str) -> str | None:

@@ -1,6 +1,7 @@
 import json
 import socket
 import sys
+from pathlib import Path
 
 import pytest
 import sqlite_utils
@@ -24,6 +25,20 @@ pm.register(kinetaios_fakes, name="kinetaios-fakes")
 # ``test`` extra): registered by hand, as entry points are not loaded here.
 pm.register(llm_echo, name="llm-echo")
 pm.register(llm_anthropic, name="llm-anthropic")
+
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+# benchmarks/bilingual_recall.py as a module, for the tests of its data and helpers.
+@pytest.fixture(scope="module")
+def bench():
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bilingual_recall
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return bilingual_recall
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,6 @@ load_prompts), so a file the benchmark cannot parse fails here.
 
 import json
 import re
-import sys
 import unicodedata
 from pathlib import Path
 
@@ -38,16 +37,6 @@ FRESH6_PROMPTS = {"en": "offtopic_prompts_fresh6.jsonl", "zh": "offtopic_prompts
 # fresh7 (issue 15): likewise kept for a later recall round, nothing measured on it; shape only.
 FRESH7_FACTS = "bilingual_facts_fresh7.tsv"
 FRESH7_PROMPTS = {"en": "offtopic_prompts_fresh7.jsonl", "zh": "offtopic_prompts_fresh7_zh.jsonl"}
-
-
-@pytest.fixture(scope="module")
-def bench():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import bilingual_recall
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return bilingual_recall
 
 
 def normalised(text: str) -> str:

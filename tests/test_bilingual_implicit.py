@@ -1,22 +1,5 @@
 """benchmarks/bilingual_recall.py's implicit questions: those that share no word with their fact."""
 
-import sys
-from pathlib import Path
-
-import pytest
-
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-
-
-@pytest.fixture(scope="module")
-def bench():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import bilingual_recall
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return bilingual_recall
-
 
 def line(question, fact):
     return {"q_en": question, "en_first": fact, "en_third": fact}

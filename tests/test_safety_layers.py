@@ -581,48 +581,28 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
     assert len(fresh9) > 300
     for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8):
         assert fresh9.isdisjoint(earlier)
+    # The sets written to train the learned heads, read once.
+    directed = entries(corpora / "directed", ("injection", "ordinary")) | entries(corpora / "directed2", ("injection", "ordinary"))
     fresh10 = entries(corpora / "fresh10")
     assert len(fresh10) > 700
-    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9,
-                    entries(corpora / "directed", ("injection", "ordinary")),
-                    entries(corpora / "directed2", ("injection", "ordinary"))):
+    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, directed):
         assert fresh10.isdisjoint(earlier)
     fresh11 = entries(corpora / "fresh11")
     assert len(fresh11) > 650 and fresh11.isdisjoint(fresh10)
-    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9,
-                    entries(corpora / "directed", ("injection", "ordinary")),
-                    entries(corpora / "directed2", ("injection", "ordinary"))):
+    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, directed):
         assert fresh11.isdisjoint(earlier)
     fresh12 = entries(corpora / "fresh12")
     assert len(fresh12) > 650 and fresh12.isdisjoint(fresh11) and fresh12.isdisjoint(fresh10)
-    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9,
-                    entries(corpora / "directed", ("injection", "ordinary")),
-                    entries(corpora / "directed2", ("injection", "ordinary"))):
+    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, directed):
         assert fresh12.isdisjoint(earlier)
-    fresh13 = entries(corpora / "fresh13")
-    assert len(fresh13) > 650
-    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12,
-                    entries(corpora / "directed", ("injection", "ordinary")),
-                    entries(corpora / "directed2", ("injection", "ordinary"))):
-        assert fresh13.isdisjoint(earlier)
-    fresh14 = entries(corpora / "fresh14")
-    assert len(fresh14) > 700
-    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13,
-                    entries(corpora / "directed", ("injection", "ordinary")),
-                    entries(corpora / "directed2", ("injection", "ordinary"))):
-        assert fresh14.isdisjoint(earlier)
-    fresh15 = entries(corpora / "fresh15")
-    assert len(fresh15) > 700
-    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13, fresh14,
-                    entries(corpora / "directed", ("injection", "ordinary")),
-                    entries(corpora / "directed2", ("injection", "ordinary"))):
-        assert fresh15.isdisjoint(earlier)
-    fresh16 = entries(corpora / "fresh16")
-    assert len(fresh16) > 650
-    for earlier in (tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13,
-                    fresh14, fresh15, entries(corpora / "directed", ("injection", "ordinary")),
-                    entries(corpora / "directed2", ("injection", "ordinary"))):
-        assert fresh16.isdisjoint(earlier)
+    # From fresh13 on, each set shares no entry with any set before it.
+    before = [tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, directed]
+    for split, at_least in (("fresh13", 650), ("fresh14", 700), ("fresh15", 700), ("fresh16", 650)):
+        later = entries(corpora / split)
+        assert len(later) > at_least, split
+        for earlier in before:
+            assert later.isdisjoint(earlier), split
+        before.append(later)
 
 
 def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_its_report_split():
