@@ -12,7 +12,8 @@ Run from the repository root:
     python benchmarks/bilingual_recall.py --split fresh5  # the fresh5 split alone (held out)
     python benchmarks/bilingual_recall.py --split fresh6  # the fresh6 split alone (kept for a later round)
     python benchmarks/bilingual_recall.py --split fresh7  # the fresh7 split alone (kept for a later round)
-    python benchmarks/bilingual_recall.py --split all     # all nine
+    python benchmarks/bilingual_recall.py --split fresh8  # the fresh8 split alone (kept for a later round)
+    python benchmarks/bilingual_recall.py --split all     # all ten
 
 benchmarks/data/bilingual_facts.tsv holds 48 facts about one user, each
 written four ways (English and Chinese, third and first person), with the
@@ -51,7 +52,8 @@ BIG-bench, and prompts written in Chinese first); fresh6 uses
 benchmarks/data/offtopic_prompts_fresh6*.jsonl (TruthfulQA questions, and requests and
 advice written for this project); fresh7 uses benchmarks/data/offtopic_prompts_fresh7*.jsonl
 (Vicuna benchmark questions, and requests, factual questions and advice written for this
-project).
+project); fresh8 uses benchmarks/data/offtopic_prompts_fresh8*.jsonl (NQ-open questions,
+and requests and advice written for this project).
 
 Splits: the facts' "split" column. The ranking was first tuned on "tune"
 only; each later round tuned on every split already read (docs/recall.md says
@@ -71,6 +73,8 @@ written the same way while that round ran, and reported the same way;
 "fresh6" (bilingual_facts_fresh6.tsv, a seventh user) is kept for a later round:
 nothing has been measured on it yet.
 "fresh7" (bilingual_facts_fresh7.tsv, an eighth user) is kept for a later round too:
+nothing has been measured on it yet.
+"fresh8" (bilingual_facts_fresh8.tsv, a ninth user) is kept for a later round as well:
 nothing has been measured on it yet.
 """
 
@@ -97,7 +101,7 @@ from locomo_recall import CachingQueryModel  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 KS = (1, 5)
-SPLITS = ("tune", "held-out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")
+SPLITS = ("tune", "held-out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8")
 # --split both (the default) is the two splits of bilingual_facts.tsv, as before
 # the fresh split was written; all adds fresh.
 SPLIT_CHOICES = {"both": ("tune", "held-out"), "all": SPLITS} | {s: (s,) for s in SPLITS}
@@ -105,7 +109,7 @@ FACT_FILES = {"tune": "bilingual_facts.tsv", "held-out": "bilingual_facts.tsv",
               "fresh": "bilingual_facts_fresh.tsv", "fresh2": "bilingual_facts_fresh2.tsv",
               "fresh3": "bilingual_facts_fresh3.tsv", "fresh4": "bilingual_facts_fresh4.tsv",
               "fresh5": "bilingual_facts_fresh5.tsv", "fresh6": "bilingual_facts_fresh6.tsv",
-              "fresh7": "bilingual_facts_fresh7.tsv"}
+              "fresh7": "bilingual_facts_fresh7.tsv", "fresh8": "bilingual_facts_fresh8.tsv"}
 LANGUAGES = ("en", "zh")
 MT_BENCH = {"en": "mt_bench_prompts.jsonl", "zh": "mt_bench_prompts_zh.jsonl"}
 PROMPT_FILES = {"tune": MT_BENCH, "held-out": MT_BENCH,
@@ -115,7 +119,8 @@ PROMPT_FILES = {"tune": MT_BENCH, "held-out": MT_BENCH,
                 "fresh4": {"en": "offtopic_prompts_fresh4.jsonl", "zh": "offtopic_prompts_fresh4_zh.jsonl"},
                 "fresh5": {"en": "offtopic_prompts_fresh5.jsonl", "zh": "offtopic_prompts_fresh5_zh.jsonl"},
                 "fresh6": {"en": "offtopic_prompts_fresh6.jsonl", "zh": "offtopic_prompts_fresh6_zh.jsonl"},
-                "fresh7": {"en": "offtopic_prompts_fresh7.jsonl", "zh": "offtopic_prompts_fresh7_zh.jsonl"}}
+                "fresh7": {"en": "offtopic_prompts_fresh7.jsonl", "zh": "offtopic_prompts_fresh7_zh.jsonl"},
+                "fresh8": {"en": "offtopic_prompts_fresh8.jsonl", "zh": "offtopic_prompts_fresh8_zh.jsonl"}}
 
 
 # Words a question shares with its fact without naming what the fact is about.
@@ -244,7 +249,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=tuple(SPLIT_CHOICES), default="both",
                         help="both (default): tune and held-out; all: those and the fresh, fresh2, fresh3, fresh4, fresh5, "
-                             "fresh6 and fresh7 splits")
+                             "fresh6, fresh7 and fresh8 splits")
     args = parser.parse_args(argv)
     os.environ.setdefault("LLM_USER_PATH", tempfile.mkdtemp(prefix="kinetaios-bench-user-"))
 

@@ -1,5 +1,5 @@
-"""The data of benchmarks/bilingual_recall.py: the fresh, fresh2, fresh3, fresh4, fresh5, fresh6 and fresh7
-splits are whole, bilingual and share nothing with the splits recall was tuned and reported on.
+"""The data of benchmarks/bilingual_recall.py: the fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7 and
+fresh8 splits are whole, bilingual and share nothing with the splits recall was tuned and reported on.
 
 The data is read the way the benchmark reads it (its load_facts and
 load_prompts), so a file the benchmark cannot parse fails here.
@@ -37,6 +37,9 @@ FRESH6_PROMPTS = {"en": "offtopic_prompts_fresh6.jsonl", "zh": "offtopic_prompts
 # fresh7 (issue 15): likewise kept for a later recall round, nothing measured on it; shape only.
 FRESH7_FACTS = "bilingual_facts_fresh7.tsv"
 FRESH7_PROMPTS = {"en": "offtopic_prompts_fresh7.jsonl", "zh": "offtopic_prompts_fresh7_zh.jsonl"}
+# fresh8 (issue 15): kept for a later recall round as well, nothing measured on it; shape only.
+FRESH8_FACTS = "bilingual_facts_fresh8.tsv"
+FRESH8_PROMPTS = {"en": "offtopic_prompts_fresh8.jsonl", "zh": "offtopic_prompts_fresh8_zh.jsonl"}
 
 
 def normalised(text: str) -> str:
@@ -96,7 +99,7 @@ def test_the_fresh_off_topic_prompts_pair_english_with_chinese(bench):
 def test_the_default_run_keeps_to_tune_and_held_out_and_all_adds_fresh_and_fresh2(bench):
     assert bench.SPLIT_CHOICES["both"] == ("tune", "held-out")
     assert bench.SPLIT_CHOICES["all"] == ("tune", "held-out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5",
-                                          "fresh6", "fresh7")
+                                          "fresh6", "fresh7", "fresh8")
     for split in ("tune", "held-out"):
         prompts = bench.load_prompts(split)
         assert len(prompts["en"]) == len(prompts["zh"]) == 40
@@ -118,6 +121,9 @@ def test_the_default_run_keeps_to_tune_and_held_out_and_all_adds_fresh_and_fresh
     fresh7 = bench.load_prompts("fresh7")
     assert len(fresh7["en"]) == len(fresh7["zh"]) == 60
     assert bench.FACT_FILES["fresh7"] == FRESH7_FACTS and bench.PROMPT_FILES["fresh7"] == FRESH7_PROMPTS
+    fresh8 = bench.load_prompts("fresh8")
+    assert len(fresh8["en"]) == len(fresh8["zh"]) == 60
+    assert bench.FACT_FILES["fresh8"] == FRESH8_FACTS and bench.PROMPT_FILES["fresh8"] == FRESH8_PROMPTS
 
 
 def read_prompt_rows(bench, name: str) -> list[dict]:
@@ -518,3 +524,79 @@ def test_the_fresh7_off_topic_prompts_share_nothing_with_the_earlier_prompts(ben
                                                           FRESH6_PROMPTS)
                 for name in prompts.values() for row in read_prompt_rows(bench, name)}
     assert earlier and earlier.isdisjoint(fresh7)
+
+
+def test_the_fresh8_facts_have_48_lines_with_every_column_filled(bench):
+    fresh8 = bench.load_facts(FRESH8_FACTS)
+    earlier = bench.load_facts(FRESH7_FACTS)
+    assert len(fresh8) == 48
+    assert list(fresh8[0]) == list(earlier[0])
+    assert {line["split"] for line in fresh8} == {"fresh8"}
+    assert len({line["id"] for line in fresh8}) == 48
+    empty = [(line["id"], column) for line in fresh8 for column, value in line.items()
+             if not (value or "").strip()]
+    assert empty == []
+    for column in FACT_COLUMNS:
+        assert len({normalised(line[column]) for line in fresh8}) == 48, column
+
+
+def test_the_fresh8_facts_are_chinese_in_the_chinese_columns_only(bench):
+    fresh8 = bench.load_facts(FRESH8_FACTS)
+    not_chinese = [(line["id"], c) for line in fresh8 for c in CHINESE_COLUMNS if not CJK.search(line[c])]
+    chinese_in_english = [(line["id"], c) for line in fresh8 for c in FACT_COLUMNS
+                          if c not in CHINESE_COLUMNS and CJK.search(line[c])]
+    assert not_chinese == [] and chinese_in_english == []
+
+
+def test_two_thirds_of_the_fresh8_questions_need_their_fact_without_naming_it(bench):
+    # written so: 32 requests that only make sense with the fact, 16 direct questions
+    fresh8 = bench.load_facts(FRESH8_FACTS)
+    implicit = [line["id"] for line in fresh8 if not bench.names_its_fact(line)]
+    assert len(implicit) == 32
+
+
+@pytest.mark.parametrize("earlier_file", ["bilingual_facts.tsv", "bilingual_facts_fresh.tsv", FRESH2_FACTS,
+                                          FRESH3_FACTS, FRESH4_FACTS, FRESH5_FACTS, FRESH6_FACTS, FRESH7_FACTS])
+def test_the_fresh8_facts_share_no_fact_or_question_with_the_earlier_files(bench, earlier_file):
+    fresh8 = bench.load_facts(FRESH8_FACTS)
+    earlier = bench.load_facts(earlier_file)
+    assert len(earlier) == 48
+    earlier_texts = {normalised(line[c]) for line in earlier for c in FACT_COLUMNS}
+    shared = [(line["id"], c) for line in fresh8 for c in FACT_COLUMNS
+              if normalised(line[c]) in earlier_texts]
+    assert shared == []
+    assert {line["id"] for line in fresh8}.isdisjoint(line["id"] for line in earlier)
+
+
+def test_the_fresh8_off_topic_prompts_pair_english_with_chinese(bench):
+    rows = {language: read_prompt_rows(bench, name) for language, name in FRESH8_PROMPTS.items()}
+    assert len(rows["en"]) == len(rows["zh"]) == 60
+    pairs = [(en["question_id"], en["category"], en["split"]) for en in rows["en"]]
+    assert pairs == [(zh["question_id"], zh["category"], zh["split"]) for zh in rows["zh"]]
+    assert len({question_id for question_id, _, _ in pairs}) == 60
+    assert {split for _, _, split in pairs} == {"fresh8"}
+    assert all(row["prompt"].strip() and row["source"].strip() for lines in rows.values() for row in lines)
+    # half NQ-open questions (English first, all factual); the other half requests and
+    # advice written for this project, half of each language first
+    third_party = [row for row in rows["en"] if row["source"].startswith("NQ-open questions")]
+    assert len(third_party) == 30
+    assert {row["category"] for row in third_party} == {"factual"}
+    assert all(len(row["prompt"]) <= 400 for row in third_party)
+    own = [row["category"] for row in rows["en"] if not row["source"].startswith("NQ-open questions")]
+    assert {kind: own.count(kind) for kind in set(own)} == {"request": 15, "advice": 15}
+    english_first = [row for row in rows["en"] if row["source"] == "written for this project"]
+    chinese_first = [row for row in rows["zh"] if row["source"] == "written in Chinese for this project"]
+    assert len(english_first) == len(chinese_first) == 15
+    assert all(CJK.search(row["prompt"]) for row in rows["zh"])
+    assert not any(CJK.search(row["prompt"]) for row in rows["en"])
+
+
+def test_the_fresh8_off_topic_prompts_share_nothing_with_the_earlier_prompts(bench):
+    fresh8 = [normalised(row["prompt"]) for name in FRESH8_PROMPTS.values() for row in read_prompt_rows(bench, name)]
+    assert len(set(fresh8)) == len(fresh8)
+    earlier = {normalised(text) for split in ("tune", "held-out", "fresh")
+               for texts in bench.load_prompts(split).values() for text in texts}
+    earlier |= {normalised(row["prompt"]) for prompts in (FRESH2_PROMPTS, FRESH3_PROMPTS, FRESH4_PROMPTS, FRESH5_PROMPTS,
+                                                          FRESH6_PROMPTS, FRESH7_PROMPTS)
+                for name in prompts.values() for row in read_prompt_rows(bench, name)}
+    assert earlier and earlier.isdisjoint(fresh8)
