@@ -536,7 +536,7 @@ def _replace_text(store, memory_id: str, new_text: str) -> Memory:
     if vectors is not None and not flag:
         from .learned_detector import learned_reasons
 
-        flag = learned_reasons(vectors, model)[0]
+        flag = learned_reasons(vectors, model, [check.text])[0]
     try:
         return store.update(
             memory_id, check.text,

@@ -89,26 +89,35 @@ def poisoning_scores(matrix: "np.ndarray") -> "np.ndarray":
     return _scores(matrix, POISONING_WEIGHTS_FILE)
 
 
-def _reasons(matrix: "np.ndarray") -> list[str | None]:
+def _reasons(matrix: "np.ndarray", texts: Sequence[str] | None = None) -> list[str | None]:
     instruction = instruction_scores(matrix) > load_classifier(WEIGHTS_FILE)[3]
     poisoning = poisoning_scores(matrix) > load_classifier(POISONING_WEIGHTS_FILE)[3]
+    if texts is not None:
+        # The instruction head reads a standing wish about the answers
+        # ("Réponds-moi en français") as the order it is worded as; the
+        # patterns let such a wish through, and so does the head.
+        from .safety import answer_style_wish
+
+        instruction = [flagged and not answer_style_wish(text) for flagged, text in zip(instruction, texts)]
     return [LEARNED_REASON if first else POISONING_REASON if second else None
             for first, second in zip(instruction, poisoning)]
 
 
-def learned_reasons(matrix: "np.ndarray | None", embedding_model) -> Sequence[str | None]:
+def learned_reasons(matrix: "np.ndarray | None", embedding_model,
+                    texts: Sequence[str] | None = None) -> Sequence[str | None]:
     """For each row of ``matrix`` (unit-length passage vectors of
-    ``embedding_model``), the quarantine reason or None. All None when the
-    classifiers do not apply to these vectors."""
+    ``embedding_model``, of ``texts`` when given), the quarantine reason or
+    None. All None when the classifiers do not apply to these vectors."""
     if matrix is None or len(matrix) == 0 or not applies_to(embedding_model):
         return [None] * (0 if matrix is None else len(matrix))
-    return _reasons(matrix)
+    return _reasons(matrix, texts)
 
 
-def stored_reasons(vectors: dict[str, tuple[str, bytes]]) -> dict[str, str]:
+def stored_reasons(vectors: dict[str, tuple[str, bytes]], texts: dict[str, str] | None = None) -> dict[str, str]:
     """Quarantine reasons for stored vectors (memory id -> (model id, float32
-    bytes), as ``MemoryStore.vectors_of`` returns them): only the memories
-    flagged, and only vectors of the model the classifiers were trained on."""
+    bytes), as ``MemoryStore.vectors_of`` returns them; ``texts``: memory id
+    -> text): only the memories flagged, and only vectors of the model the
+    classifiers were trained on."""
     import numpy as np
 
     model_id, weights, _, _ = load_classifier()
@@ -116,5 +125,5 @@ def stored_reasons(vectors: dict[str, tuple[str, bytes]]) -> dict[str, str]:
             if model == model_id and len(blob) == 4 * len(weights)}
     if not rows:
         return {}
-    reasons = _reasons(np.stack(list(rows.values())))
+    reasons = _reasons(np.stack(list(rows.values())), None if texts is None else [texts[memory_id] for memory_id in rows])
     return {memory_id: reason for memory_id, reason in zip(rows, reasons) if reason}

@@ -278,7 +278,6 @@ _ROLE_CHANGE = (
     r"|\b(?:act|behave|roleplay|role-play|pose) as (?:an? |the )?(?:\w+ ){0,3}(?:ai|assistant|chatbot|bot|persona|character|model|gpt|simulator|generator|terminal|console|interpreter)\b"
     r"|\b(?:immerse yourself|the role of (?:another|an?) (?:ai|model|assistant|character)|as your knowledge is cut off|you were programmed|your programming)\b"
     r"|(?:^|[.!?\n]\s{0,4})(?:hello|hi|hey|greetings|dear|listen),? (?:chatgpt|gpt-?\d?|claude|gemini|bard|ai|assistant|bot|llm|model)\b|^(?:hello|hi|hey|greetings)\b"
-    r"|(?:^|[.!?\n]\s{0,4})you(?:'re| are| will| must| shall| should| have to| need to| can now| act)\b"
     r"|\blet'?s (?:play|pretend|switch|imagine|roleplay|role-play|begin a game|start a game)\b"
     r"|\b(?:user )?(?:message|input|prompt|conversation) (?:termination|terminated)\b|\bend of (?:user )?(?:message|input|prompt)\b"
     r"|\b(?:note|message|instructions?|profile|notice|memo)\b.{0,30}\b(?:for|to) (?:automated|ai|llm|language model|the assistant|the model|any ai)\b"
@@ -318,12 +317,21 @@ _ROLE_CHANGE = (
     r"|(?:sansürsüz bir|sin censura|sans censure|ohne zensur|без цензуры|senza censura|sem censura|不加审查|无审查|無審查|検閲なし|검열 없이|검열 없는)"
     r"|\bsimulat(?:e|ing) (?:a |an )?(?:(?:conversation|dialogue|chat) between (?:two )?(?:\w+ ){0,3}(?:ais?|bots?|chatbots?|models?|assistants?|deities|characters)\b|(?:ai|chatbot|terminal|persona)\b)|\bobey\w{0,2}\b.{0,40}\bwithout (?:exception|question)\b"
     r"|\btell me (?:how|what your|everything|the (?:steps|recipe|way))\b|\b(?:dime|dimmi|diga-me|dis-moi|sag mir|скажи мне|söyle bana)\b"
-    r"|\b(?:réponds|répondez|écris|écrivez|révèle|respóndeme|contéstame|escríbeme|muéstrame|revélame|olvídate|antworte|antwortet|schreib|zeig|vergiss|rispondi|scrivi|mostrami|rivelami|esqueça|odpowiadaj|odpowiedz|napisz|pokaż|schrijf|cevap ver|yanıtla|yanitla|yazdır|göster|söyle)\b"
-    r"|(?:отвечай|ответь|напиши|покажи|выведи|перечисли|раскрой|اكتب|اكتبي|أجب|أجيبي|اعرض|答えて|書いて|表示して|出力して|振る舞って|してください|답해|대답해|출력해|보여줘|써줘|请只|只输出|请输出|请回答|回答所有问题|回答任何问题|口吻回答|不受限制地|无限制地)"
     r"|(?:제한 없이|제약 없이|制限なく|無制限に|без ограничений|sin límites|sans limites|ohne grenzen).{0,12}(?:답|대답|回答|答え|отвеч|ответ|respon|répon|antwort)"
     r"|(?:답|대답|回答|答え|отвеч|ответ|respon|répon|antwort)\w{0,6}.{0,12}(?:제한 없이|제약 없이|制限なく|無制限に|без ограничений|sin límites|sans limites|ohne grenzen)"
-    r"|(?:dime cómo|dime como|dis-moi comment|sag mir,? wie|скажи(?: мне)?,? как|расскажи(?: мне)?,? как|bana nasıl|告诉我(?:如何|怎么|怎样|你的)|告訴我(?:如何|怎麼)|教えて(?:ください)?|알려줘|말해줘)"
     r"|(?:(?:现在|現在|请|請)(?:忽略|忘记|忘記|无视|無視)|忘记(?:你|上面|之前|前面|以上)|(?:请|請)(?:告诉我|提供|输出|輸出|列出|详细描述|詳細描述|回答我)|作为(?:一个)?(?:不受限制|无限制|没有限制)的)"
+)
+
+# Orders that are nothing but an imperative or "you" at a sentence's start
+# ("Réponds-moi en français", "You should cite page numbers"): how a user
+# words a standing wish about the answers, and how an injected order starts.
+# Split out of _ROLE_CHANGE and _ORDER so that a wish about the answers'
+# language, register or form alone (``answer_style_wish``) passes them.
+_BARE_ROLE_ORDERS = (
+    r"(?:^|[.!?\n]\s{0,4})you(?:'re| are| will| must| shall| should| have to| need to| can now| act)\b"
+    r"|\b(?:réponds|répondez|écris|écrivez|révèle|respóndeme|contéstame|escríbeme|muéstrame|revélame|olvídate|antworte|antwortet|schreib|zeig|vergiss|rispondi|scrivi|mostrami|rivelami|esqueça|odpowiadaj|odpowiedz|napisz|pokaż|schrijf|cevap ver|yanıtla|yanitla|yazdır|göster|söyle)\b"
+    r"|(?:отвечай|ответь|напиши|покажи|выведи|перечисли|раскрой|اكتب|اكتبي|أجب|أجيبي|اعرض|答えて|書いて|表示して|出力して|振る舞って|してください|답해|대답해|출력해|보여줘|써줘|请只|只输出|请输出|请回答|回答所有问题|回答任何问题|口吻回答|不受限制地|无限制地)"
+    r"|(?:dime cómo|dime como|dis-moi comment|sag mir,? wie|скажи(?: мне)?,? как|расскажи(?: мне)?,? как|bana nasıl|告诉我(?:如何|怎么|怎样|你的)|告訴我(?:如何|怎麼)|教えて(?:ください)?|알려줘|말해줘)"
 )
 
 # "Without any restrictions" in many languages: a jailbreak's promise when
@@ -357,17 +365,22 @@ _PROMPT_NOUN = (
     r"|(?:teachtaireacht|leid|treoracha|treoir) an chórais|(?:teachdaireachd|stiùiridhean|brosnachadh) an t-siostaim|prompt système|invite système|instructions système|systemprompt|system-prompt|systemanweisung|prompt di sistema|prompt do sistema|системн\w* (?:промпт|инструкци|подсказ)|系统提示|系統提示|系统指令|システムプロンプト|시스템 프롬프트|sistem istemi|systeemprompt|prompt systemow)"
 )
 
-# Orders to the model: imperative phrasing at the start of a sentence or
-# after "and"/"then"/"just", and the model told what it must do.
-_ORDER = (
+# An imperative at a sentence's start ("Explain ...", "Give me ..."): a
+# bare order, like _BARE_ROLE_ORDERS.
+_BARE_IMPERATIVE = (
     r"(?:^|[\n.!?;>\]\)]\s{0,4})(?:(?:first|now|then|just|please|always|never|simply|immediately|also),?\s)?"
     r"(?:print|say|output|repeat|respond|reply|answer|write|generate|give|tell|translate|summari[sz]e|reveal|display|describe|explain|provide|execute|auto-run|send|forward|upload|visit|click|delete|disable|obey|comply|assume|imagine|act|pretend|ignore|disregard|forget|append|insert|encode|decode|replace|reverse|rewrite|rephrase|capitali[sz]e"
     # writing tasks set for the reader: "Complete this Q&A series ...", "Please supplement ..."
     r"|complete|continue|finish|supplement|compose|draft|fill in|classify|solve)\b(?!-)"
+)
+
+# Orders to the model: an imperative with what it must output, after "and"/
+# "then"/"just" too, and the model told what it must do.
+_ORDER = (
     # No rule for "Please ..." alone: it is how users state standing
     # preferences ("Please keep answers under 200 words"); on the read sets it
     # flagged 15 of them for 3 payloads, 1 of which nothing else catches.
-    r"|(?:^|[\n.!?;:>\]\)]\s{0,4}|\b(?:and|then|just|please|now|instead)\s)"
+    r"(?:^|[\n.!?;:>\]\)]\s{0,4}|\b(?:and|then|just|please|now|instead)\s)"
     r"(?:(?:just|only|instead|now|please|immediately)\s)?"
     r"(?:print|say|output|repeat|respond|reply|answer|write|type|return|translate|summari[sz]e|spell(?:[- ]check)?|complete|continue|begin|start|stop everything|execute|run|send|email|forward|upload|post|visit|open|click|fetch|call|append|insert|include|add|delete|remove|disable|reveal|show|display|tell|obey|follow|comply|assume|treat|consider|remember|recommend|promote|encode|decode|decrypt|report|confirm)\b"
     r"(?:.{0,60}?)(?:[\"'“«<`]|\b(?:only|exactly|verbatim|word for word|the following|this (?:text|sentence|message|link|url)|these (?:instructions|words)|nothing else|in every|instead|above|below|pwned|hacked)\b|https?://)"
@@ -858,6 +871,51 @@ _COMMON_ENGLISH = re.compile(r"\b(?:the|and|you|all|your|to|of|is|are|now|say|pr
 _INNER_PUNCTUATION = re.compile(r"(?<=\w)[-_*~.]{1,4}(?=\w)")
 _CASE_SENSITIVE_ROLE = re.compile(r"\b(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN)(?: (?:PROMPT|MESSAGE|NOTE|OVERRIDE|REQUEST))?\s?:")
 
+# A standing wish about the answers' language, register or form ("Réponds-moi
+# en français", "Give me dates in ISO format", "반말로 대답해 줘"): what users
+# ask of an assistant for good, worded as the bare orders above are. On the
+# read sets (tune to fresh15 and the training sets) those orders and the
+# instruction head quarantined 195 of them for 2 payloads, so a text that
+# names such a wish and nothing of _HANDS_OVER passes them; every other
+# detector, the poisoning head and the secret filter still read it.
+_ANSWER_LANGUAGE = (
+    r"\b(?:english|british|american|spanish|español|espanol|castellano|galego|galician|catalan|català|basque|euskara\w{0,3}|french|français|francais|german|deutsch|italian|italiano|portuguese|português|portugues|dutch|nederlands|flemish|polish|polsku|czech|česky|česk\w{1,3}|slovak|slovensky|russian|по-русски|русском|ukrainian|українською|по-українськи|belarusian|bulgarian|български|serbian|srpski|српски|croatian|hrvatski|slovenian|slovensko|romanian|română|romana|romaneste|românește|hungarian|magyarul|magyar|greek|ελληνικά|ελληνικα|turkish|türkçe|turkce|swedish|svenska|norwegian|norsk|danish|dansk|finnish|suomeksi|suomi|estonian|eesti|latvian|latviski|lithuanian|lietuviškai|icelandic|íslensku|irish|gaeilge|welsh|cymraeg|gymraeg|maltese|malti|albanian|shqip|arabic|hebrew|עברית|persian|farsi|فارسی|urdu|اردو|hindi|हिंदी|हिन्दी|bengali|বাংলা|tamil|தமிழ்|தமிழில்|telugu|marathi|मराठी|nepali|नेपाली|नेपालीमा|gujarati|punjabi|kannada|malayalam|sinhala|thai|ภาษาไทย|vietnamese|tiếng việt|indonesian|bahasa|malay|melayu|tagalog|filipino|swahili|kiswahili|amharic|yoruba|hausa|zulu|afrikaans|georgian|ქართულ\w{0,4}|armenian|հայերեն|azerbaijani|azərbaycan|kazakh|қазақша|uzbek|o'zbek|mongolian|монгол|japanese|日本語|chinese|mandarin|cantonese|korean|한국어|한국말)\b"
+    r"|中文|汉语|漢語|普通话|普通話|简体|簡體|繁体|繁體|粤语|粵語|日本語|한국어|بالعربية|العربية|بالعربي|بالفارسی|به فارسی|بالإنجليزية|באנגלית|בעברית|हिंदी|हिन्दी|ภาษา"
+)
+_ANSWER_FORM = (
+    r"\b(?:formal\w{0,2}|informal\w{0,2}|casual|polite|friendly|humou?r\w{0,3}|jargon|plain (?:language|english|text)|simple (?:words|language|terms)|beginner|eli5"
+    r"|short\w{0,2}|brief\w{0,2}|concise\w{0,2}|succinct\w{0,2}|terse|long(?:er)? (?:answers?|explanations?|intros?|introductions?)|detail\w{0,3}|summar\w{1,5}|tl;?dr|preamble|intro\w{0,8}|filler|fluff|waffle"
+    r"|bullet\w{0,7}|list\w{0,2}|tables?|paragraphs?|headings?|markdown|sentences?|words|lines|step by step|steps|examples?|analog\w{1,4}|emoji\w{0,2}|exclamation|apolog\w{1,5}|disclaimers?|caveats?|compliments?|flatter\w{0,3}"
+    r"|metric|imperial|celsius|fahrenheit|kilomet\w{1,3}|kilogram\w{0,2}|grams|cups|miles|pounds|24-hour|12-hour|iso|yyyy-mm-dd|dates?|time ?zones?|currenc\w{1,3}|euros?|dollars?|rupees?|spelling|grammar"
+    r"|code|python|typescript|javascript|rust|go|java|sql|bash|zsh|shell|type hints|types|pep ?8|black|tabs|spaces|indent\w{0,5}|comments?|docstrings?|tests?|pytest|imports|variable names|snake_case|camelcase|uppercase|lowercase|regex\w{0,2}|commit messages?"
+    r"|sources?|cite|citations?|references|conclusion|recap|clarifying question|unsure|guess\w{0,3}|typos?"
+    # other languages' words for the same
+    r"|duz\w{0,3}|duzen|siez\w{0,3}|tutoie\w{0,2}|tutoyer|vouvoie\w{0,2}|tutéame|tuteame|tutea|usted|de tú|dammi del tu|sinuttel\w{0,4}|tegez\w{0,2}|na ty|sen diye|hitap|«ты»|на «ты»|je/jij"
+    r"|kurz\w{0,2}|knapp|court\w{0,2}|concis\w{0,2}|breve|corto|corta|conciso|concisa|stručn\w{1,3}|kort|kısa|kisa|коротк\w{0,3}|кратк\w{0,3}|krótk\w{0,3}|zwięźl\w{0,3}|bez wstęp\w{0,3}|sans introduction|sin introduc\w{0,5}|senza introduzion\w{0,2}|без (?:лишних )?вступлени\w{0,2}|вступлени\w{0,2}"
+    r"|beispiel\w{0,2}|exemple\w{0,2}|ejemplo\w{0,2}|esempi\w{0,2}|exempel|przykład\w{0,3}|пример\w{0,3}|örnek\w{0,4}|madde\w{0,5}|odrážek|puces|viñetas|stichpunkt\w{0,2}"
+    r"|gramm\w{0,2}|grammes|gramos|mètres|métrique|metrisch|métrico|celsius|cvss|termin\w{0,5}|термин\w{0,3}|anglicism\w{0,2}|codekommentare|formalidades)\b"
+    r"|敬語|敬语|です・ます|ため口|タメ口|丁寧|短く|短め|簡潔|简洁|简短|簡短|要点|要點|术语|術語|通俗|结论|結論|例子|例え|반말|존댓말|짧게|간단히|예시|시시|주소|绝对|単位|公制|摂氏|摄氏|绳|用語|用语|繁體中文|简体中文|简体|繁體|中文|日本語|한국어"
+)
+# What makes a wish about the answers more than that: an address or a link;
+# garbled, fixed or false answers; a persona; other readers; the model's
+# rules, prompt or secrets; data moved or actions taken; quoted words to say.
+_HANDS_OVER = (
+    r"https?://|www\.|[\w.+-]+@[\w-]+\.\w|\S\.(?:com|net|org|io|biz|info|xyz|ru|cn|app|site|shop|example)\b"
+    r"|[\w-]{20,}"  # an opaque token: a key, an id, a code
+    r"|\b(?:ciphers?|caesar|base ?\d\d|hex\w{0,6}|binary|morse|rot ?13|encod\w{1,3}|encrypt\w{0,4}|revers\w{1,3}|backwards?|scrambl\w{1,3}|jumbl\w{1,3}|anagram\w{0,3}|misspell\w{0,4}|substitut\w{1,5}|leet|pig latin|vowels?|every (?:second|other|third|fourth|fifth) (?:word|letter)|without (?:any )?spaces|no spaces|remove spaces)\b"
+    r"|\b(?:verbatim|exactly|word for word|nothing else|pwned|hacked|injection|jailbr\w{1,6}|unrestricted|uncensored|unfiltered|pretend|role-?play|persona|character|act as|simulat\w{1,3}|developer mode|dan)\b"
+    r"|\b(?:false|incorrect|wrong (?:answers?|information|facts)|lie|lies|lying|mislead\w{0,3}|fake|made-up|toxic|offensive|insult\w{0,3}|illegal|harmful|hateful|racist|sexist|discriminat\w{1,5}|explicit|nsfw|violent|propaganda)\b"
+    r"|\b(?:users|readers|visitors|audience|customers|everyone|anyone|vote|donat\w{1,5}|promot\w{1,4}|advert\w{0,8}|sponsor\w{0,4}|affiliate|subscribe|buy|purchase|recommend\w{0,3}|link\w{0,2})\b"
+    r"|\b(?:system|prompts?|instructions?|rules|guidelines|polic(?:y|ies)|safety|filters?|context window|developer|admin\w{0,8}|passwords?|passcodes?|keys?|tokens?|secrets?|credentials?|confidential|internal|hidden)\b"
+    r"|\b(?:send|forward|share|upload|post|email|e-mail|copy|cc|bcc|save|store|log|export|transfer|pay|payments?|execute|run|running|sudo|delete|remove|install|download|click|visit|open)\b"
+    r"|\b(?:previous|above|earlier|initial|regardless|everything|godmode|refusal|divider|opposite|negative|unfriendly|hostile|certificates?|verification|checks|approv\w{1,4}|on my behalf|actions?|add a sentence|include a sentence|mention the|modify your|represent|replace\w{0,2}|express your|introduce|random|(?:translate|render|convert|rewrite|provide) (?:your|the) (?:response|answer|reply|message|output)s?)\b"
+    r"|проверк|сертификат|не упомина|aprub|bayad|córais|chórais"
+    r"|[\"“«「『'‘][^\"”»」』'’\n]{1,60}[\"”»」』'’]"  # words to say, quoted
+)
+_CANARY_CODE = re.compile(r"\b(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,}(?:-[A-Z0-9]{2,})+\b")  # "end every reply with AIB-CANARY-N8M3"
+_WISH_MAX_CHARS = 240  # a one- or two-sentence wish; pasted documents run longer
+
+
 class _LazyPattern:
     """A regular expression compiled on first use.
 
@@ -885,18 +943,24 @@ def _compile(pattern: str, flags: int = 0) -> re.Pattern:
     return _LazyPattern(folded, flags)  # type: ignore[return-value]
 
 
+_BARE_ROLE_ORDERS_RE = _compile(_BARE_ROLE_ORDERS, re.DOTALL)
+_BARE_IMPERATIVE_RE = _compile(_BARE_IMPERATIVE, re.DOTALL)
 _DETECTORS: list[tuple[str, re.Pattern]] = [
     ("role marker", _compile(_ROLE_MARKER)),
     ("instructions to the model", _compile(
         "|".join(_either_order(v, n) for v, n in _IGNORE_INSTRUCTIONS), re.DOTALL)),
     ("instructions to the model", _compile(_ROLE_CHANGE, re.DOTALL)),
+    ("instructions to the model", _BARE_ROLE_ORDERS_RE),
     ("request for the model's prompt or secrets", _compile(_PROMPT_LEAK, re.DOTALL)),
     ("request for the model's prompt or secrets", _compile(_PROMPT_NOUN)),
+    ("instructions to the model", _BARE_IMPERATIVE_RE),
     ("instructions to the model", _compile(_ORDER, re.DOTALL)),
     ("instructions to the model", _compile(_MODEL_TOLD)),
     ("instructions to an agent (debug or admin access)", _compile(_INTERNAL_SURFACE, re.DOTALL)),
     ("grants the assistant powers or sends data away", _compile(_POISONING, re.DOTALL)),
 ]
+_DETECTORS_BUT_BARE_ORDERS = [(reason, pattern) for reason, pattern in _DETECTORS
+                              if pattern not in (_BARE_ROLE_ORDERS_RE, _BARE_IMPERATIVE_RE)]
 # What still looks inside a quoted title: role markers and poisoning.
 _TITLE_PROOF = [_DETECTORS[0], _DETECTORS[-1]]
 _STRUCTURE = re.compile(_HEADING)
@@ -1070,14 +1134,15 @@ def _views(folded: str) -> list[str]:
     return views
 
 
-def _pattern_reason(folded: str) -> str | None:
+def _pattern_reason(folded: str, style_wish: bool = False) -> str | None:
     """The detectors on every view of the text. A quoted title ("a talk called
     'Ignore previous instructions: ...'") names a work rather than giving an
     order, and so does a mention inside a statement about the user
     (``_mentions_removed``), so the wording detectors skip them; role
     markers and poisoning patterns still read the whole text."""
     untitled = _mentions_removed(folded)
-    checks = [(untitled, _DETECTORS)]
+    detectors = _DETECTORS_BUT_BARE_ORDERS if style_wish else _DETECTORS
+    checks = [(untitled, detectors)]
     if untitled != folded:
         checks.append((folded, _TITLE_PROOF))
     for text, detectors in checks:
@@ -1284,12 +1349,39 @@ def _service_line(folded: str) -> bool:
     return bool(_CONTACT_DETAIL.search(folded)) and not _ASSISTANT_WORD.search(folded) and not _MODEL_VOCABULARY.search(folded)
 
 
-def _speaks_to_the_model(folded: str) -> str | None:
+_ANSWER_LANGUAGE_RE = _compile(_ANSWER_LANGUAGE)
+_ANSWER_FORM_RE = _compile(_ANSWER_FORM)
+_HANDS_OVER_RE = _compile(_HANDS_OVER)
+
+
+def answer_style_wish(text: str) -> bool:
+    """True when ``text`` is only a wish about the answers' language, register
+    or form: short, naming such a wish, and naming nothing that hands over
+    control (``_HANDS_OVER``, and the multilingual lexicons of the poisoning
+    rules: sending, consent, "without asking", orders found in content,
+    personal data, sites, the model's prompt). Such a text passes the bare
+    orders and the instruction head; nothing else changes for it."""
+    if len(text) > _WISH_MAX_CHARS or _CANARY_CODE.search(text):
+        return False
+    folded = fold_for_matching(text)
+    if not (_ANSWER_LANGUAGE_RE.search(folded) or _ANSWER_FORM_RE.search(folded)):
+        return False
+    return not any(pattern.search(folded) for pattern in _HANDS_OVER_LEXICONS)
+
+
+_HANDS_OVER_LEXICONS = (
+    _HANDS_OVER_RE, _SEND_VERB_RE, _WITHOUT_ASKING_RE, _WITHOUT_TELLING_RE, _CONSENT_RE, _ORDER_NOUN_RE,
+    _PERSONAL_DATA_RE, _SITE_RE, _PROMPT_NOUN_RE, _KEEP_FROM_THE_USER_RE, _TRUST_CLAIM_RE, _CHECKS_WAIVED_RE,
+    _CONTENT_SOURCE_RE, _ALL_SECRETS_RE, _NO_LIMITS_RE,
+)
+
+
+def _speaks_to_the_model(folded: str, style_wish: bool = False) -> str | None:
     if _NO_LIMITS_RE.search(folded) and _AI_CONTEXT_RE.search(folded):
         return "instructions to the model"
     unquoted = _TEMPLATE_SLOT.sub(" ", _QUOTED_SPAN.sub(" ", folded))
     addressed = _reported_you_removed(unquoted)
-    if _addressed_to_someone(addressed) and not _service_line(folded):
+    if _addressed_to_someone(addressed) and not _service_line(folded) and not style_wish:
         return "addressed to the assistant (second person)"
     if _KEEP_FROM_THE_USER_RE.search(addressed):
         return "addressed to the assistant (kept from the user)"
@@ -1317,8 +1409,9 @@ def injection_reason(text: str) -> str | None:
     if _HIDDEN_PAYLOAD.search(text):
         return "hidden text (bidi controls or tag characters)"
     folded = fold_for_matching(text)
-    reason = (_pattern_reason(folded) or _poisoning_reason(folded) or _poisoning_reason(_skeleton(folded)) or _speaks_to_the_model(folded)
-              or _rot13_reason(folded))
+    style_wish = answer_style_wish(text)
+    reason = (_pattern_reason(folded, style_wish) or _poisoning_reason(folded) or _poisoning_reason(_skeleton(folded))
+              or _speaks_to_the_model(folded, style_wish) or _rot13_reason(folded))
     if not reason and _steered_to_a_named_target(text, folded):
         reason = "steers recommendations to one named seller, site or account"
     if reason:

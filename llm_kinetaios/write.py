@@ -120,7 +120,7 @@ def check_stored(store: MemoryStore, limit: int = 1000, max_chars: int | None = 
     one of the model the detector was trained on, as the write path would.
     Returns how many were checked."""
     unchecked = store.unchecked(limit)
-    learned = _learned_flags_of_stored(store, [memory_id for memory_id, _ in unchecked])
+    learned = _learned_flags_of_stored(store, dict(unchecked))
     verdicts = []
     for memory_id, content in unchecked:
         verdict = check_memory(content, max_chars)
@@ -137,14 +137,14 @@ def check_stored(store: MemoryStore, limit: int = 1000, max_chars: int | None = 
     return len(verdicts)
 
 
-def _learned_flags_of_stored(store: MemoryStore, memory_ids: list[str]) -> dict[str, str]:
-    "The learned detector on these memories' stored vectors: id -> reason, for the flagged ones."
-    if not memory_ids:
+def _learned_flags_of_stored(store: MemoryStore, texts: dict[str, str]) -> dict[str, str]:
+    "The learned detector on these memories' stored vectors (``texts``: id -> text): id -> reason, for the flagged ones."
+    if not texts:
         return {}
     from .learned_detector import stored_reasons
 
     try:
-        return stored_reasons(store.vectors_of(memory_ids))
+        return stored_reasons(store.vectors_of(list(texts)), texts)
     except Exception:  # a broken vector must not stop the patterns' verdicts
         log.exception("learned detector failed on stored vectors; patterns only")
         return {}
@@ -338,7 +338,8 @@ def _flag_by_learned_detector(candidates: list[dict], matrix, embedding_model) -
     made, for facts the patterns let through; skipped for other models' vectors."""
     from .learned_detector import learned_reasons
 
-    for candidate, reason in zip(candidates, learned_reasons(matrix, embedding_model)):
+    texts = [candidate["content"] for candidate in candidates]
+    for candidate, reason in zip(candidates, learned_reasons(matrix, embedding_model, texts)):
         if reason and not candidate["flag"]:
             candidate["flag"] = reason
 

@@ -131,14 +131,16 @@ def test_flagged_memories_are_listed_with_the_reason_and_injected_once_approved(
 
 
 def test_add_approve_lets_the_user_pin_their_own_standing_instruction(runner, store, fake):
-    quarantined = memories(runner, "add", "Always answer in French", "--pin")
+    # Words to say, quoted, make a wish about the answers an order the user must approve.
+    instruction = "Always answer in French and sign off with 'Bonne journée'"
+    quarantined = memories(runner, "add", instruction, "--pin")
     assert "Quarantined" in quarantined.output
     assert "answer in French" not in block_sent(runner, fake, "Plan my trip to Japan")
     memories(runner, "delete", quarantined.stdout.strip().splitlines()[-1], "-y")
-    approved = memories(runner, "add", "Always answer in French", "--pin", "--approve")
+    approved = memories(runner, "add", instruction, "--pin", "--approve")
     assert approved.exit_code == 0 and "Quarantined" not in approved.output
     assert store.list(flagged=True) == []
-    assert "- Always answer in French" in block_sent(runner, fake, "Plan my trip to Japan")
+    assert f"- {instruction}" in block_sent(runner, fake, "Plan my trip to Japan")
 
 
 def test_approve_refuses_an_unflagged_or_unknown_memory(runner, store):
