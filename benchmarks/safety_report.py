@@ -1,7 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # fresh15 held-out set (the reported one)
-    python benchmarks/safety_report.py --split fresh16 # the twelfth round's: measured once before it, once after
+    python benchmarks/safety_report.py                 # fresh16 held-out set (the reported one)
+    python benchmarks/safety_report.py --split fresh15 # the eleventh round's, read by the twelfth
     python benchmarks/safety_report.py --split fresh17 # kept for the next round: nothing measured on it yet
     python benchmarks/safety_report.py --split fresh14 # the tenth round's, read by the eleventh
     python benchmarks/safety_report.py --split fresh13 # the ninth round's, read by the tenth
@@ -97,16 +97,17 @@ who read neither the filters nor the docs, committed before any filter ran on
 it, and measured once before and once after the ninth round's secret changes.
 The tenth round read fresh9 to fresh13 (the poisoning head trains on them, and
 the secret rules came from their misses). The ``fresh14`` split
-(``benchmarks/corpora/fresh14/*.jsonl``, the default, all our own in some 77
+(``benchmarks/corpora/fresh14/*.jsonl``, all our own in some 77
 languages) was written after that the same way, committed before any filter ran
 on it, and measured once before and once after the tenth round: the one reported.
 The eleventh round read fresh14. The ``fresh15`` split
-(``benchmarks/corpora/fresh15/*.jsonl``, the default, all our own in some 72
+(``benchmarks/corpora/fresh15/*.jsonl``, all our own in some 72
 languages) was written after that the same way, committed before any filter ran
 on it, and measured once before and once after the eleventh round: the one
 reported. The ``fresh16`` split (``benchmarks/corpora/fresh16/*.jsonl``, all our
-own in some 73 languages) was written after that the same way and measured once
-before and once after the twelfth round, which read fresh15. The ``fresh17``
+own in some 73 languages, the default) was written after that the same way,
+committed before any filter ran on it, and measured once before and once after
+the twelfth round, which read fresh15: the one reported. The ``fresh17``
 split (``benchmarks/corpora/fresh17/*.jsonl``, all our own, payloads in 29 languages)
 was written after that the same way and is kept for the next round: nothing has
 been measured on it.
@@ -264,8 +265,8 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 
 def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=SPLITS, default="fresh15",
-                        help="fresh15: the held-out set (reported); fresh16: the twelfth round's, measured before and after it; fresh17: kept for the next round, not measured yet; fresh14: the tenth round's, read by the eleventh; fresh13: the ninth round's, read by the tenth; fresh12: measured twice in the ninth round; fresh11: measured after the eighth round, partly seen; fresh9: the eighth round's; fresh10: measured three times, partly seen; fresh8, fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
+    parser.add_argument("--split", choices=SPLITS, default="fresh16",
+                        help="fresh16: the held-out set (reported); fresh15: the eleventh round's, read by the twelfth; fresh17: kept for the next round, not measured yet; fresh14: the tenth round's, read by the eleventh; fresh13: the ninth round's, read by the tenth; fresh12: measured twice in the ninth round; fresh11: measured after the eighth round, partly seen; fresh9: the eighth round's; fresh10: measured three times, partly seen; fresh8, fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",
