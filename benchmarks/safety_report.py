@@ -1,8 +1,8 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # fresh16 held-out set (the reported one)
+    python benchmarks/safety_report.py                 # fresh17 held-out set (the reported one)
+    python benchmarks/safety_report.py --split fresh16 # the twelfth round's, read by the thirteenth
     python benchmarks/safety_report.py --split fresh15 # the eleventh round's, read by the twelfth
-    python benchmarks/safety_report.py --split fresh17 # kept for the next round: nothing measured on it yet
     python benchmarks/safety_report.py --split fresh14 # the tenth round's, read by the eleventh
     python benchmarks/safety_report.py --split fresh13 # the ninth round's, read by the tenth
     python benchmarks/safety_report.py --split fresh12 # the twelfth held-out set, measured in the ninth round
@@ -92,7 +92,7 @@ after that, so it is not for a later round. The ``fresh12`` split
 written after that, committed before any filter ran on it, and measured twice in
 the ninth round: with the code before it, and with a retrained instruction head
 that was not kept. The ``fresh13`` split (``benchmarks/corpora/fresh13/*.jsonl``,
-the default, all our own in some 70 languages) was written after that by someone
+all our own in some 70 languages) was written after that by someone
 who read neither the filters nor the docs, committed before any filter ran on
 it, and measured once before and once after the ninth round's secret changes.
 The tenth round read fresh9 to fresh13 (the poisoning head trains on them, and
@@ -105,12 +105,12 @@ The eleventh round read fresh14. The ``fresh15`` split
 languages) was written after that the same way, committed before any filter ran
 on it, and measured once before and once after the eleventh round: the one
 reported. The ``fresh16`` split (``benchmarks/corpora/fresh16/*.jsonl``, all our
-own in some 73 languages, the default) was written after that the same way,
-committed before any filter ran on it, and measured once before and once after
-the twelfth round, which read fresh15: the one reported. The ``fresh17``
-split (``benchmarks/corpora/fresh17/*.jsonl``, all our own, payloads in 29 languages)
-was written after that the same way and is kept for the next round: nothing has
-been measured on it.
+own in some 73 languages) was written after that the same way, committed before
+any filter ran on it, and measured once before and once after the twelfth round,
+which read fresh15. The ``fresh17`` split (``benchmarks/corpora/fresh17/*.jsonl``,
+the default, all our own, payloads in 29 languages) was written after that the
+same way, committed before any filter ran on it, and measured once before and
+once after the thirteenth round, which read fresh16: the one reported.
 Sources and licences:
 docs/safety.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
@@ -265,8 +265,8 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 
 def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=SPLITS, default="fresh16",
-                        help="fresh16: the held-out set (reported); fresh15: the eleventh round's, read by the twelfth; fresh17: kept for the next round, not measured yet; fresh14: the tenth round's, read by the eleventh; fresh13: the ninth round's, read by the tenth; fresh12: measured twice in the ninth round; fresh11: measured after the eighth round, partly seen; fresh9: the eighth round's; fresh10: measured three times, partly seen; fresh8, fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
+    parser.add_argument("--split", choices=SPLITS, default="fresh17",
+                        help="fresh17: the held-out set (reported); fresh16: the twelfth round's, read by the thirteenth; fresh15: the eleventh round's, read by the twelfth; fresh14: the tenth round's, read by the eleventh; fresh13: the ninth round's, read by the tenth; fresh12: measured twice in the ninth round; fresh11: measured after the eighth round, partly seen; fresh9: the eighth round's; fresh10: measured three times, partly seen; fresh8, fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
     parser.add_argument("--embedding-model", default="multilingual-e5-small",
