@@ -30,15 +30,21 @@ pm.register(llm_anthropic, name="llm-anthropic")
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
+def import_benchmark(name: str):
+    "A script of benchmarks/ as a module (they import each other by bare name)."
+    import importlib
+
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
 # benchmarks/bilingual_recall.py as a module, for the tests of its data and helpers.
 @pytest.fixture(scope="module")
 def bench():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import bilingual_recall
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return bilingual_recall
+    return import_benchmark("bilingual_recall")
 
 
 @pytest.fixture(autouse=True)

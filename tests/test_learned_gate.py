@@ -2,22 +2,15 @@
 the read splits, replays main's lower bar as recall.py judges, and its
 logistic regression and threshold do what docs/recall.md says they do."""
 
-import sys
-
 import numpy as np
 import pytest
 
-from conftest import BENCHMARKS
+from conftest import import_benchmark
 
 
 @pytest.fixture(scope="module")
 def gate():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import learned_gate
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return learned_gate
+    return import_benchmark("learned_gate")
 
 
 def reading(about, memories, personal=True, named=False, full=0, spread_pass=0, kind="q", top5=True,
