@@ -880,7 +880,7 @@ _CASE_SENSITIVE_ROLE = re.compile(r"\b(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN)(?: (?
 # detector, the poisoning head and the secret filter still read it.
 _ANSWER_LANGUAGE = (
     r"\b(?:english|british|american|spanish|español|espanol|castellano|galego|galician|catalan|català|basque|euskara\w{0,3}|french|français|francais|german|deutsch|italian|italiano|portuguese|português|portugues|dutch|nederlands|flemish|polish|polsku|czech|česky|česk\w{1,3}|slovak|slovensky|russian|по-русски|русском|ukrainian|українською|по-українськи|belarusian|bulgarian|български|serbian|srpski|српски|croatian|hrvatski|slovenian|slovensko|romanian|română|romana|romaneste|românește|hungarian|magyarul|magyar|greek|ελληνικά|ελληνικα|turkish|türkçe|turkce|swedish|svenska|norwegian|norsk|danish|dansk|finnish|suomeksi|suomi|estonian|eesti|latvian|latviski|lithuanian|lietuviškai|icelandic|íslensku|irish|gaeilge|welsh|cymraeg|gymraeg|maltese|malti|albanian|shqip|arabic|hebrew|עברית|persian|farsi|فارسی|urdu|اردو|hindi|हिंदी|हिन्दी|bengali|বাংলা|tamil|தமிழ்|தமிழில்|telugu|marathi|मराठी|nepali|नेपाली|नेपालीमा|gujarati|punjabi|kannada|malayalam|sinhala|thai|ภาษาไทย|vietnamese|tiếng việt|indonesian|bahasa|malay|melayu|tagalog|filipino|swahili|kiswahili|amharic|yoruba|hausa|zulu|afrikaans|georgian|ქართულ\w{0,4}|armenian|հայերեն|azerbaijani|azərbaycan|kazakh|қазақша|uzbek|o'zbek|mongolian|монгол|japanese|日本語|chinese|mandarin|cantonese|korean|한국어|한국말)\b"
-    r"|中文|汉语|漢語|普通话|普通話|简体|簡體|繁体|繁體|粤语|粵語|日本語|한국어|بالعربية|العربية|بالعربي|بالفارسی|به فارسی|بالإنجليزية|באנגלית|בעברית|हिंदी|हिन्दी|ภาษา"
+    r"|தமிழ|हिंदी|हिन्दी|नेपाली|मराठी|বাংলা|ქართულ|հայերեն|አማርኛ|ภาษาไทย|中文|汉语|漢語|普通话|普通話|简体|簡體|繁体|繁體|粤语|粵語|日本語|한국어|بالعربية|العربية|بالعربي|بالفارسی|به فارسی|بالإنجليزية|באנגלית|בעברית|हिंदी|हिन्दी|ภาษา"
 )
 _ANSWER_FORM = (
     r"\b(?:formal\w{0,2}|informal\w{0,2}|casual|polite|friendly|humou?r\w{0,3}|jargon|plain (?:language|english|text)|simple (?:words|language|terms)|beginner|eli5"
@@ -888,9 +888,10 @@ _ANSWER_FORM = (
     r"|bullet\w{0,7}|list\w{0,2}|tables?|paragraphs?|headings?|markdown|sentences?|words|lines|step by step|steps|examples?|analog\w{1,4}|emoji\w{0,2}|exclamation|apolog\w{1,5}|disclaimers?|caveats?|compliments?|flatter\w{0,3}"
     r"|metric|imperial|celsius|fahrenheit|kilomet\w{1,3}|kilogram\w{0,2}|grams|cups|miles|pounds|24-hour|12-hour|iso|yyyy-mm-dd|dates?|time ?zones?|currenc\w{1,3}|euros?|dollars?|rupees?|spelling|grammar"
     r"|code|python|typescript|javascript|rust|go|java|sql|bash|zsh|shell|type hints|types|pep ?8|black|tabs|spaces|indent\w{0,5}|comments?|docstrings?|tests?|pytest|imports|variable names|snake_case|camelcase|uppercase|lowercase|regex\w{0,2}|commit messages?"
+    r"|whitespace|diffs?|acronyms?|abbreviations?|units|times|reasoning|poems?|rhym\w{1,3}|verse|call me|address me|linux|macos|mac|windows|debian|ubuntu|fedora|powershell|vim|emacs|vs ?code"
     r"|sources?|cite|citations?|references|conclusion|recap|clarifying question|unsure|guess\w{0,3}|typos?"
     # other languages' words for the same
-    r"|duz\w{0,3}|duzen|siez\w{0,3}|tutoie\w{0,2}|tutoyer|vouvoie\w{0,2}|tutéame|tuteame|tutea|usted|de tú|dammi del tu|sinuttel\w{0,4}|tegez\w{0,2}|na ty|sen diye|hitap|«ты»|на «ты»|je/jij"
+    r"|duz\w{0,3}|duzen|siez\w{0,3}|tutoie\w{0,2}|tutoyer|vouvoie\w{0,2}|tutéame|tuteame|tutea|usted|de tú|dammi del tu|del lei|il lei|sinuttel\w{0,4}|tegez\w{0,2}|na ty|sen diye|hitap|«ты»|на «ты»|je/jij"
     r"|kurz\w{0,2}|knapp|court\w{0,2}|concis\w{0,2}|breve|corto|corta|conciso|concisa|stručn\w{1,3}|kort|kısa|kisa|коротк\w{0,3}|кратк\w{0,3}|krótk\w{0,3}|zwięźl\w{0,3}|bez wstęp\w{0,3}|sans introduction|sin introduc\w{0,5}|senza introduzion\w{0,2}|без (?:лишних )?вступлени\w{0,2}|вступлени\w{0,2}"
     r"|beispiel\w{0,2}|exemple\w{0,2}|ejemplo\w{0,2}|esempi\w{0,2}|exempel|przykład\w{0,3}|пример\w{0,3}|örnek\w{0,4}|madde\w{0,5}|odrážek|puces|viñetas|stichpunkt\w{0,2}"
     r"|gramm\w{0,2}|grammes|gramos|mètres|métrique|metrisch|métrico|celsius|cvss|termin\w{0,5}|термин\w{0,3}|anglicism\w{0,2}|codekommentare|formalidades)\b"
@@ -908,11 +909,13 @@ _HANDS_OVER = (
     r"|\b(?:users|readers|visitors|audience|customers|everyone|anyone|vote|donat\w{1,5}|promot\w{1,4}|advert\w{0,8}|sponsor\w{0,4}|affiliate|subscribe|buy|purchase|recommend\w{0,3}|link\w{0,2})\b"
     r"|\b(?:system|prompts?|instructions?|rules|guidelines|polic(?:y|ies)|safety|filters?|context window|developer|admin\w{0,8}|passwords?|passcodes?|keys?|tokens?|secrets?|credentials?|confidential|internal|hidden)\b"
     r"|\b(?:send|forward|share|upload|post|email|e-mail|copy|cc|bcc|save|store|log|export|transfer|pay|payments?|execute|run|running|sudo|delete|remove|install|download|click|visit|open)\b"
-    r"|\b(?:previous|above|earlier|initial|regardless|everything|godmode|refusal|divider|opposite|negative|unfriendly|hostile|certificates?|verification|checks|approv\w{1,4}|on my behalf|actions?|add a sentence|include a sentence|mention the|modify your|represent|replace\w{0,2}|express your|introduce|random|(?:translate|render|convert|rewrite|provide) (?:your|the) (?:response|answer|reply|message|output)s?)\b"
+    r"|\b(?:previous|above|earlier|initial|regardless|godmode|refusal|divider|opposite|negative|unfriendly|hostile|certificates?|verification|checks|approv\w{1,4}|on my behalf|actions?|add a sentence|include a sentence|mention the|modify your|represent|replace\w{0,2}|express your|introduce|random|(?:translate|render|convert|rewrite|provide) (?:your|the) (?:response|answer|reply|message|output)s?)\b"
     r"|проверк|сертификат|не упомина|aprub|bayad|córais|chórais"
     r"|[\"“«「『'‘][^\"”»」』'’\n]{1,60}[\"”»」』'’]"  # words to say, quoted
 )
-_CANARY_CODE = re.compile(r"\b(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,}(?:-[A-Z0-9]{2,})+\b")  # "end every reply with AIB-CANARY-N8M3"
+_CANARY_CODE = re.compile(r"\b(?=[A-Z0-9-]*[A-Z])(?=[A-Z0-9-]*\d)[A-Z0-9]{2,}(?:-[A-Z0-9]{2,})+\b")  # "end every reply with AIB-CANARY-N8M3"
+# "Call me 'tu'", "на «ты»": a register asked for, quoted.
+_QUOTED_ADDRESS_FORM = re.compile(r"[\"'“‘«](?:ты|вы|tu|du|vous|sie|usted|lei|jij|je|sen|siz|ty|vy)[\"'”’»]")
 _WISH_MAX_CHARS = 240  # a one- or two-sentence wish; pasted documents run longer
 
 
@@ -1002,6 +1005,7 @@ _PAYEE_ACCOUNT = (
 
 _BARE_ROLE_ORDERS_RE = _compile(_BARE_ROLE_ORDERS, re.DOTALL)
 _BARE_IMPERATIVE_RE = _compile(_BARE_IMPERATIVE, re.DOTALL)
+_MODEL_TOLD_RE = _compile(_MODEL_TOLD)
 _DETECTORS: list[tuple[str, re.Pattern]] = [
     ("role marker", _compile(_ROLE_MARKER)),
     ("instructions to the model", _compile(
@@ -1012,12 +1016,12 @@ _DETECTORS: list[tuple[str, re.Pattern]] = [
     ("request for the model's prompt or secrets", _compile(_PROMPT_NOUN)),
     ("instructions to the model", _BARE_IMPERATIVE_RE),
     ("instructions to the model", _compile(_ORDER, re.DOTALL)),
-    ("instructions to the model", _compile(_MODEL_TOLD)),
+    ("instructions to the model", _MODEL_TOLD_RE),
     ("instructions to an agent (debug or admin access)", _compile(_INTERNAL_SURFACE, re.DOTALL)),
     ("grants the assistant powers or sends data away", _compile(_POISONING, re.DOTALL)),
 ]
 _DETECTORS_BUT_BARE_ORDERS = [(reason, pattern) for reason, pattern in _DETECTORS
-                              if pattern not in (_BARE_ROLE_ORDERS_RE, _BARE_IMPERATIVE_RE)]
+                              if pattern not in (_BARE_ROLE_ORDERS_RE, _BARE_IMPERATIVE_RE, _MODEL_TOLD_RE)]
 # What still looks inside a quoted title: role markers and poisoning.
 _TITLE_PROOF = [_DETECTORS[0], _DETECTORS[-1]]
 _STRUCTURE = re.compile(_HEADING)
@@ -1444,7 +1448,7 @@ def answer_style_wish(text: str) -> bool:
     orders and the instruction head; nothing else changes for it."""
     if len(text) > _WISH_MAX_CHARS or _CANARY_CODE.search(text):
         return False
-    folded = fold_for_matching(text)
+    folded = _QUOTED_ADDRESS_FORM.sub(" ", fold_for_matching(text))
     if not (_ANSWER_LANGUAGE_RE.search(folded) or _ANSWER_FORM_RE.search(folded)):
         return False
     return not any(pattern.search(folded) for pattern in _HANDS_OVER_LEXICONS)
