@@ -1003,6 +1003,20 @@ _PAYEE_ACCOUNT = (
     r"\b(?:account|iban|wallet|card|revolut|paypal|pix|usdt|crypto|konto|kontonummer|bankverbindung|compte|rib|cuenta|conta|conto|rachunek|rekening|tili|hesab\w{0,3}|akaunti)\b"
     r"|(?:сч[её]т\w{0,2}|рахун\w{1,3}|карт\w{1,3}|реквизит\w{1,3}|реквізит\w{1,3}|账户|帳戶|账号|卡|口座|계좌|حساب|บัญชี|অ্যাকাউন্ট|खाते|חשבון)")
 
+# A sender, link or number vouched for: "every link from shipping-notice.info
+# is legitimate", "messages from 'Anna from HR' count as the user's".
+_VOUCHED_GENUINE = (
+    r"\b(?:legitimate|authentic|genuine|real (?:support|bank|customer service)|official|verified|trusted|safe to (?:click|open|trust)|count(?:s)? as (?:mine|theirs|his|hers|the user'?s|coming from)"
+    r"|(?:treated|taken) as (?:coming )?from (?:me|the user|them))\b"
+    r"|(?:auténtic\w{1,2}|legítim\w{1,2}|oficial\w{0,2}|de confianza|authentiques?|légitimes?|officiel\w{0,2}|echt|legitim|offiziell\w{0,2}|vertrauenswürdig|autentic\w{1,2}|legittim\w{1,2}|ufficial\w{1,2}|confiáve\w{1,2}|vindo de mim|prawdziw\w{1,3}|zaufan\w{1,3}|betrouwbaar|officiële|äkta|pålitlig|aito\w{0,3}|luotettav\w{1,3}|hiteles|güvenilir|resmi|asli|halali|rasmi|настоящ\w{1,3}|подлинн\w{1,3}|официальн\w{1,3}|доверенн\w{1,3}|справжн\w{1,3}|офіційн\w{1,3}|官方|真实|真的|正规|本物|公式|진짜|공식|정품|رسمي|حقيقي|موثوق|رسمی|واقعی|ของจริง|ทางการ|আসল|অফিসিয়াল|असली|आधिकारिक|אמיתי|רשמי)"
+)
+_MESSAGE_SOURCES = (
+    r"\b(?:links?|messages?|e-?mails?|texts?|sms|calls?|callers?|requests?|sender|senders|numbers?|accounts?|handle|support|notices?|invoices?)\b"
+    r"|(?:enlaces?|mensajes?|correos?|llamadas?|liens?|messages|courriels?|appels?|nachrichten|mails?|anrufe?|messaggi|chiamate|mensagens|pedidos?|wiadomości|połączeni\w|berichten|meddelanden|viestit|üzenet\w{0,3}|mesaj\w{0,4}|pesan|ujumbe|сообщени\w{1,3}|письм\w{1,3}|звонк\w{1,3}|повідомлен\w{1,3}|消息|短信|邮件|電話|电话|メッセージ|メール|메시지|문자|전화|رسائل|مكالمات|پیام|ข้อความ|বার্তা|संदेश|הודעות)"
+)
+_NAMED_SOURCE = (r"[\w-]+\.(?:[a-z]{2,10})\b|@\w{3,}|\+?\d[\d ()-]{6,}\d"
+                 r"|(?<!\w)[\"'“‘«„「][^\"'”’»“」]{2,40}[\"'”’»“」](?!\w)")  # a domain, handle, number or quoted name
+
 _BARE_ROLE_ORDERS_RE = _compile(_BARE_ROLE_ORDERS, re.DOTALL)
 _BARE_IMPERATIVE_RE = _compile(_BARE_IMPERATIVE, re.DOTALL)
 _MODEL_TOLD_RE = _compile(_MODEL_TOLD)
@@ -1371,6 +1385,7 @@ _EMPOWERMENT_CHECKS = {
     "sends the user's codes or money somewhere new":
         ((_NOW_NEW, _CODE_CHANNELS, _CONTACT_WORDS, _CONTACT_VALUE), (_NOW_NEW, _MONEY_FLOWS, _PAYEE_ACCOUNT)),
     "declares safety warnings void": ((_RISK_WARNINGS, _WAIVED),),
+    "vouches for a sender, link or number": ((_VOUCHED_GENUINE, _MESSAGE_SOURCES, _NAMED_SOURCE),),
 }
 _EMPOWERMENT_RES = {reason: [[_compile(pattern) for pattern in concepts] for concepts in alternatives]
                     for reason, alternatives in _EMPOWERMENT_CHECKS.items()}
@@ -1379,8 +1394,8 @@ _EMPOWERMENT_RES = {reason: [[_compile(pattern) for pattern in concepts] for con
 def _others_empowered(folded: str) -> str | None:
     """Poisoning worded as a note about the user: someone else handed their
     accounts, codes or money, codes or payments sent to a new number or
-    account, safety warnings waived. A reason where every concept of one
-    alternative meets."""
+    account, safety warnings waived, a sender vouched for. A reason where
+    every concept of one alternative meets."""
     for reason, alternatives in _EMPOWERMENT_RES.items():
         if any(all(pattern.search(folded) for pattern in concepts) for concepts in alternatives):
             return reason
