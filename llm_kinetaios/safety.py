@@ -1017,6 +1017,19 @@ _MESSAGE_SOURCES = (
 _NAMED_SOURCE = (r"[\w-]+\.(?:[a-z]{2,10})\b|@\w{3,}|\+?\d[\d ()-]{6,}\d"
                  r"|(?<!\w)[\"'“‘«„「][^\"'”’»“」]{2,40}[\"'”’»“」](?!\w)")  # a domain, handle, number or quoted name
 
+# Money, codes or security handled without asking the user, whoever is asked
+# to ("invoices from X paid without showing them to me", "SSH host key
+# warnings accepted without asking"); the poisoning rules above need the
+# assistant named.
+_UNCONFIRMED = (
+    r"\b(?:without (?:asking|checking|confirm\w{0,6}|showing|being shown|prompting|a prompt|approval|review\w{0,3}|my (?:ok|okay|approval|say-so))|no (?:confirmation|questions asked)|auto-?(?:approve\w?|pay|accept|confirm|fill|run|execute|install))\b"
+    r"|(?:sin (?:preguntar|confirmaci\w{1,3}|avisar)|sans (?:demander|confirmation|me demander)|ohne (?:nachzufragen|rückfrage|bestätigung|zu fragen)|senza (?:chiedere|conferma)|sem (?:perguntar|confirmaç\w{1,3})|bez (?:pytania|potwierdzenia)|zonder (?:te vragen|bevestiging)|utan att fråga|kysymättä|sormadan|tanpa (?:bertanya|konfirmasi)|bila kuuliza|без (?:спроса|подтвержден\w{1,3}|вопросов)|без запиту|无需确认|不用确认|確認なし|確認せず|확인 없이|دون (?:سؤال|تأكيد)|بدون (?:پرسیدن|تأیید)|โดยไม่ต้องถาม|बिना पूछे|בלי לשאול)"
+)
+_CONSEQUENTIAL_ACTS = (
+    r"\b(?:pay|paid|payments?|purchases?|buy|bought|invoices?|bills?|transfers?|approv\w{1,4}|accept\w{0,3}|execut\w{1,3}|run|install\w{0,3}|fill\w{0,3} (?:in|out)|logins?|sign (?:in|up)|shar\w{1,3}|send|sent|forward\w{0,3}|upload\w{0,3}|codes?|passwords?|host keys?|certificates?|renew\w{0,3}|subscri\w{1,6}|orders?)\b"
+    r"|(?:pag\w{1,4}|compr\w{1,3}|factur\w{1,2}|transfer\w{1,5}|aprob\w{1,3}|acept\w{1,3}|ejecut\w{1,3}|instal\w{1,4}|envi\w{1,3}|reenv\w{1,3}|paie\w{0,3}|achat\w{0,2}|virement\w{0,2}|approuv\w{1,3}|exécut\w{1,3}|envoi\w{0,3}|zahl\w{1,4}|rechnung\w{0,2}|überweis\w{1,4}|genehmig\w{1,4}|ausführ\w{1,4}|installier\w{1,3}|schick\w{1,3}|pagament\w{1,2}|fattur\w{1,2}|bonific\w{1,3}|approv\w{1,4}|esegu\w{1,3}|invi\w{1,3}|pagar|pagamento\w{0,2}|aprovar|executar|enviar|płat\w{1,4}|zapłac\w{1,3}|faktur\w{1,2}|przelew\w{0,3}|zatwierdz\w{1,3}|betal\w{1,4}|godkänn\w{0,3}|maks\w{1,4}|hyväksy\w{1,3}|öde\w{1,4}|onayla\w{1,3}|bayar|menyetujui|lipa|kulipa|оплат\w{1,4}|плат\w{1,4}|счет\w{1,3}|перевод\w{0,3}|одобр\w{1,4}|выполн\w{1,4}|установ\w{1,4}|отправ\w{1,4}|支付|付款|转账|批准|执行|安装|发送|支払|振込|承認|実行|インストール|送信|결제|지불|송금|승인|실행|설치|전송|دفع|تحويل|موافقة|تنفيذ|إرسال|پرداخت|تایید|اجرا|ارسال|จ่าย|ชำระ|อนุมัติ|ส่ง|লেনদেন|পরিশোধ|भुगतान|मंज़ूरी|भेज|תשלום|אישור|שליחה)"
+)
+
 _BARE_ROLE_ORDERS_RE = _compile(_BARE_ROLE_ORDERS, re.DOTALL)
 _BARE_IMPERATIVE_RE = _compile(_BARE_IMPERATIVE, re.DOTALL)
 _MODEL_TOLD_RE = _compile(_MODEL_TOLD)
@@ -1386,6 +1399,7 @@ _EMPOWERMENT_CHECKS = {
         ((_NOW_NEW, _CODE_CHANNELS, _CONTACT_WORDS, _CONTACT_VALUE), (_NOW_NEW, _MONEY_FLOWS, _PAYEE_ACCOUNT)),
     "declares safety warnings void": ((_RISK_WARNINGS, _WAIVED),),
     "vouches for a sender, link or number": ((_VOUCHED_GENUINE, _MESSAGE_SOURCES, _NAMED_SOURCE),),
+    "pays, approves or sends without asking the user": ((_UNCONFIRMED, _CONSEQUENTIAL_ACTS),),
 }
 _EMPOWERMENT_RES = {reason: [[_compile(pattern) for pattern in concepts] for concepts in alternatives]
                     for reason, alternatives in _EMPOWERMENT_CHECKS.items()}
@@ -1394,8 +1408,9 @@ _EMPOWERMENT_RES = {reason: [[_compile(pattern) for pattern in concepts] for con
 def _others_empowered(folded: str) -> str | None:
     """Poisoning worded as a note about the user: someone else handed their
     accounts, codes or money, codes or payments sent to a new number or
-    account, safety warnings waived, a sender vouched for. A reason where
-    every concept of one alternative meets."""
+    account, safety warnings waived, a sender vouched for, money or codes
+    handled without asking. A reason where every concept of one alternative
+    meets."""
     for reason, alternatives in _EMPOWERMENT_RES.items():
         if any(all(pattern.search(folded) for pattern in concepts) for concepts in alternatives):
             return reason
