@@ -16,23 +16,26 @@ Refused:
   generator made (random letters, the case switching) wherever it stands;
 * a wallet recovery phrase however it is introduced: 12 to 24 words of one
   BIP-39 list in a row whose checksum holds (the mnemonic package's lists);
+  a passphrase of that English list's words, joined ("click_hill_whale") or
+  spaced, after a password word or, joined, in a sentence about logging in;
 * connection strings of any scheme that carry a password, ``user/password@host:port``
   logins, a password on a client's command line (``-u user -p…``, ``sshpass -p``)
   or among the arguments right after a link or user@host on one;
 * API tokens of the common providers (by their documented prefixes and
-  shapes, after detect-secrets' plugins), private keys, JWTs, and long
-  random-looking tokens;
-* IBANs (mod-97 checked), payment cards (issuer prefix, length and Luhn),
-  and national id numbers: a shape of its own anywhere, a plain run of
+  shapes, after detect-secrets' plugins), private keys (also as a byte
+  array after a key word), JWTs, and long random-looking tokens;
+* IBANs (mod-97 checked), domestic bank accounts (routing, sort code, BSB,
+  or 8 to 20 digits after an account number's name), payment cards (issuer
+  prefix, length and Luhn), and national id numbers: a shape of its own anywhere, a plain run of
   digits in a text about identity, each checked by python-stdnum; any
   number right after an id's name; or, after a short name that is also a
   word or initials elsewhere ("NIP", "NIT", "RUC", "IRD"), a number that
   id's own check accepts.
 
 Not secrets: public keys, hashes and git SHAs (hex alone never counts),
-UUIDs, docker digests, document ids inside links, IMEIs, order and phone
-numbers, and the word "password" without one ("the user's password was
-compromised in a breach"); nor values that are no value, after
+UUIDs, docker digests, document ids inside links, IMEIs, order, tracking and
+phone numbers, Bitcoin addresses (their checksum holds), and the word
+"password" without one ("the user's password was compromised in a breach"); nor values that are no value, after
 detect-secrets' heuristic filters and gitleaks' allowlists: placeholders and
 placeholder words ("fake", "dummy", "sample"), a value read by a call or a
 lookup, a value that names the secret word or its variable
