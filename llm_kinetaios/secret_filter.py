@@ -656,13 +656,14 @@ def _passphrase_words() -> frozenset[str]:
     return _mnemonic_word_lists(("english",))[0][1]
 
 
-def _listed_words_joined(token: str) -> bool:
-    """Three words or more of the list joined by "_" or "-", as a generated
-    passphrase is written ("click_hill_whale_shoulder"); identifiers hold
-    words no such list has ("user_password_hash") or name a secret themselves
-    ("secret_key_base")."""
+def _listed_words_joined(token: str, least: int = 3) -> bool:
+    """``least`` words or more of the list joined by "_" or "-", as a
+    generated passphrase is written ("click_hill_whale_shoulder");
+    identifiers hold words no such list has ("user_password_hash") or name a
+    secret themselves ("secret_key_base")."""
     token = token.strip(".,;:!?)]}»”」’\"'`").casefold()
-    return (bool(_JOINED_WORDS.fullmatch(token)) and all(word in _passphrase_words() for word in re.split(r"[_-]", token))
+    return (bool(_JOINED_WORDS.fullmatch(token)) and token.count("_") + token.count("-") >= least - 1
+            and all(word in _passphrase_words() for word in re.split(r"[_-]", token))
             and not _SECRET_WORD.search(re.sub(r"[_-]", " ", token)))
 
 
@@ -781,19 +782,27 @@ def _login_secret(plain: str) -> bool:
     looks like ("signs into the router as root with Q7!vxP2mLk"). Links are
     set aside first: their paths and queries are not passwords."""
     for sentence in _SENTENCE_END.split(_URL.sub(" ", plain)):
-        # "j.okafor@acme.example / Quill168!": an address is a login of itself
-        if any(_EMAIL.search(m.group()) and _secret_value(m.group(m.lastindex)) for m in _EMAIL_PAIR.finditer(sentence)):
-            return True
-        if any(_secret_value(m.group(1)) or _listed_words_joined(m.group(1)) for m in _HANDLE_PAIR.finditer(sentence)):
+        if _login_pair(sentence):
             return True
         if not _LOGIN_CONTEXT.search(sentence):
             continue
         if any(_secret_value(m.group(1)) or _JOINED_WORDS.fullmatch(m.group(1).rstrip(".,;")) for m in _LOGIN_PAIR.finditer(sentence)):
             return True
-        # "concert_zone_remember_devote is what unlocks my backup drive"
-        if any(_password_shaped(m.group()) or _listed_words_joined(m.group()) for m in _BARE_TOKEN.finditer(sentence)):
+        if any(_password_shaped(m.group()) for m in _BARE_TOKEN.finditer(sentence)):
+            return True
+        # "concert_zone_remember_devote is what unlocks my backup drive": four
+        # words, bare; code quotes its names ("service_account_actor", "receive_response_body")
+        if any(m.group()[0].isalpha() and _listed_words_joined(m.group(), least=4) for m in _SPACED_TOKEN.finditer(sentence)):
             return True
     return False
+
+
+def _login_pair(sentence: str) -> bool:
+    "An e-mail address or a user name, then its password: a login of itself, whatever the sentence says."
+    # "j.okafor@acme.example / Quill168!"
+    if any(_EMAIL.search(m.group()) and _secret_value(m.group(m.lastindex)) for m in _EMAIL_PAIR.finditer(sentence)):
+        return True
+    return any(_secret_value(m.group(1)) or _listed_words_joined(m.group(1)) for m in _HANDLE_PAIR.finditer(sentence))
 
 
 # A command line (a lowercase program name first, maybe after a prompt),

@@ -95,6 +95,10 @@ def test_passphrases_of_list_words_are_refused(text):
 
 @pytest.mark.parametrize("text", [
     "The login page reads user_account_settings before it loads.",
+    # names in code, quoted, beside a login word ("logger", "account")
+    'async with Trace("receive_response_body", logger, self._request, kwargs):',
+    'Principal type. Always `"service_account_actor"` for a Service Account.',
+    "The account page shows the `lunch_order_table_cost` column.",
     "Rails keeps secret_key_base in its credentials file.",
     "My password is long and random now, thanks to the manager.",
     "Mi contraseña es muy segura, la cambio cada mes.",
