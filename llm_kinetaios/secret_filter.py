@@ -16,23 +16,26 @@ Refused:
   generator made (random letters, the case switching) wherever it stands;
 * a wallet recovery phrase however it is introduced: 12 to 24 words of one
   BIP-39 list in a row whose checksum holds (the mnemonic package's lists);
+  a passphrase of that English list's words, joined ("click_hill_whale") or
+  spaced, after a password word or, joined, in a sentence about logging in;
 * connection strings of any scheme that carry a password, ``user/password@host:port``
   logins, a password on a client's command line (``-u user -p…``, ``sshpass -p``)
   or among the arguments right after a link or user@host on one;
 * API tokens of the common providers (by their documented prefixes and
-  shapes, after detect-secrets' plugins), private keys, JWTs, and long
-  random-looking tokens;
-* IBANs (mod-97 checked), payment cards (issuer prefix, length and Luhn),
-  and national id numbers: a shape of its own anywhere, a plain run of
+  shapes, after detect-secrets' plugins), private keys (also as a byte
+  array after a key word), JWTs, and long random-looking tokens;
+* IBANs (mod-97 checked), domestic bank accounts (routing, sort code, BSB,
+  or 8 to 20 digits after an account number's name), payment cards (issuer
+  prefix, length and Luhn), and national id numbers: a shape of its own anywhere, a plain run of
   digits in a text about identity, each checked by python-stdnum; any
   number right after an id's name; or, after a short name that is also a
   word or initials elsewhere ("NIP", "NIT", "RUC", "IRD"), a number that
   id's own check accepts.
 
 Not secrets: public keys, hashes and git SHAs (hex alone never counts),
-UUIDs, docker digests, document ids inside links, IMEIs, order and phone
-numbers, and the word "password" without one ("the user's password was
-compromised in a breach"); nor values that are no value, after
+UUIDs, docker digests, document ids inside links, IMEIs, order, tracking and
+phone numbers, Bitcoin addresses (their checksum holds), and the word
+"password" without one ("the user's password was compromised in a breach"); nor values that are no value, after
 detect-secrets' heuristic filters and gitleaks' allowlists: placeholders and
 placeholder words ("fake", "dummy", "sample"), a value read by a call or a
 lookup, a value that names the secret word or its variable
@@ -141,6 +144,8 @@ _TOKENS = [
     r"\btskey-(?:api|auth|client)-[\w-]{20,80}|\b(?:nfp|rnd)_(?=[A-Za-z]{0,39}\d)(?=\d{0,39}[A-Za-z])[A-Za-z0-9]{28,40}\b|\bre_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}\b",  # Tailscale, Netlify, Render, Resend
     r"\bATBB[A-Za-z0-9]{32}|\bATTA[a-f0-9]{64}|\bfigd_[\w-]{40,}|\blin_oauth_[a-f0-9]{64}|\bAQVN[\w-]{35,38}\b|\be2b_[a-f0-9]{40}\b",  # Bitbucket, Trello, Figma, Linear, Yandex, E2B
     r"(?i:\bbearer\s{1,5}[A-Za-z0-9_\-\.=~]{20,300})",
+    # a key as a byte array (Solana's keypair file, "[158, 168, 151, ...]"): 32 bytes or more after a key word
+    r"(?i:key ?pair|private[ _]?key|secret[ _]?key|secret|seed|id\.json)[^\n\[]{0,30}\[\s?(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\s?,\s?){31}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b",
     r"(?i:\b(?:basic)\s{1,5}[A-Za-z0-9+/]{16,300}={0,2})",
 ]
 _TOKEN = re.compile("|".join(f"(?:{p})" for p in _TOKENS))
@@ -266,6 +271,8 @@ def _window_has_value(window: str) -> bool:
         assignment = _GLUED_ASSIGNMENT.match(value)
         if assignment:  # "password=password)": the value is what follows the "="
             value = assignment.group(1)
+        if _listed_words_joined(value):  # "hasło do banku to click_hill_whale_shoulder"
+            return True
         stripped = value.strip(".,;:!?)»”」’#*।")
         # a number, or digits in groups as a network key is read out ("8842-1937-5560")
         grouped = bool(_DIGIT_GROUPS.fullmatch(stripped))
@@ -303,7 +310,7 @@ def _near_value(folded: str) -> bool:
             continue
         # a number read out in groups ("şifresi 61 39 07") is one value
         clause = _SPACED_DIGITS.sub("", _clause_after(folded, word.end()))
-        if _window_has_value(clause):
+        if _window_has_value(clause) or _spaced_passphrase(clause):
             return True
         if _PIN_WORD.fullmatch(word.group()) and _PIN_NUMBER.match(clause) and not _NOT_THE_SECRET.search(clause):
             return True
@@ -315,7 +322,9 @@ _OPENS_SOMETHING = re.compile(
     r"\b(?:door|gate|front door|building|alarm|entry|entrance|garage|lock|safe|locker|keypad|padlock|intercom"
     # padlocks, lockers and safes in other languages
     r"|lucchetto|armadietto|cassaforte|candado|taquilla|casillero|caja fuerte|cadenas|casier|coffre-fort|coffre|vorhängeschloss|schloss|spind|schließfach|tresor"
-    r"|antifurto|allarme|alarma|alarme|larm|hälytin"
+    r"|antifurto|allarme|alarma|alarme|larm|hälytin|alarmanlage|alarmsystem|alarmsysteem"
+    # the intercom at the door: "interphone", "citofono", "portero", "interfone", "Gegensprechanlage"
+    r"|interphone|citofono|portero|telefonillo|interfone|gegensprechanlage|klingel|parlofoon|porttelefon|dørtelefon|ovipuhelin|kaputelefon|interkom"
     r"|kłódk\w{0,2}|szafk\w{0,2}|sejf\w{0,2}|hangslot|kluisje|kluis|cadeado|armário|cofre|замк?\w{0,2}|шкафчик\w{0,2}|сейф\w{0,2}|asma kilit|kilit|dolap|hänglås|skåp"
     r"|porte|portail|digicode|puerta|portal|cancello|portone|porta|portão|tür|haustür|tor|deur|poort|drzwi|brama|дверь|двери|домофон|kapı|dörr|ovi)\b"
     # as the cases of Slavic, Hungarian and Nordic inflect them: "от домофона", "do furtki", "a kapu kódja", "till porten"
@@ -348,12 +357,14 @@ _SEED_PHRASE = re.compile(
     re.DOTALL,
 )
 _RECOVERY_CODES = re.compile(
-    r"(?:(?:recovery|backup|2fa|two-factor|mfa|otp|one-time|verification|authenticator|scratch|reserve|wiederherstellungs|herstel|återställnings|gjenopprettings|gendannelses|palautus)"
-    r"[\s-]?(?:codes?|keys?|tokens?|schlüssel|sleutels?|nyckel\w{0,2}|nøkkel\w{0,2}|nøgle\w{0,2}|koodi\w{0,2})"
+    r"(?:(?:recovery|backup|emergency|2fa|two-factor|mfa|otp|one-time|verification|authenticator|scratch|reserve|wiederherstellungs|herstel|återställnings|gjenopprettings|gendannelses|palautus"
+    # "Notfallcodes", "noodcodes", "nödkoder", "nødkoder", "hätäkoodit"
+    r"|notfall|nood|nöd|nød|hätä)"
+    r"[\s-]?(?:codes?|keys?|tokens?|schlüssel|sleutels?|nyckel\w{0,2}|nøkkel\w{0,2}|nøgle\w{0,2}|koodi\w{0,2}|kod(?:er|e|en|erna|ene)?\b)"
     # key word first: "clé de récupération", "klucz odzyskiwania", "ключ восстановления", "恢复密钥"
-    r"|(?:codes?|clés?|claves?|chiav[ei]|códigos?|codici|klucz\w{0,2}|kod\w{0,2}|ключ\w{0,2}|код\w{0,2}) (?:de |di |da |do |del |)"
+    r"|(?:codes?|clés?|claves?|chiav[ei]|códigos?|codici|klucz\w{0,2}|kod\w{0,2}|ключ\w{0,2}|код\w{0,2}) (?:de |d'|di |da |do |del |)"
     r"(?:récupération|recuperación|recuperação|recupero|secours|odzyskiwania|восстановления|відновлення|kurtarma"
-    r"|respaldo|emergencia|emergência|sicurezza|zapasow\w{1,2}|резервн\w{1,3})"
+    r"|respaldo|emergencia|emergência|emergenza|urgence|sicurezza|zapasow\w{1,2}|awaryjn\w{1,2}|резервн\w{1,3}|аварийн\w{1,3})"
     r"|(?:恢复|復原|回復|复原|復旧|복구)\s?(?:密钥|金鑰|密鑰|码|碼|キー|コード|키|코드)|バックアップコード|备用码|備用碼|백업 코드)"
     r".{0,40}?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\b\d{6,10}\b|\b\d{4}[ -]\d{4}\b"
     # or letters and digits mixed, as GitHub's and X's backup codes are ("8rk2pq7m")
@@ -361,7 +372,10 @@ _RECOVERY_CODES = re.compile(
     # GitLab's (16 hex digits), Steam Guard's ("R48217"), and groups of four
     # that each hold a digit, as Dropbox prints them ("7k2m 9pxq 4wzt")
     r"|\b[0-9a-f]{16}\b|\b[a-z]\d{5}\b|\b(?=[a-z]{0,39}\d)(?=\d{0,39}[a-z])[a-z0-9]{11,40}\b"
-    r"|\b(?:(?=[a-z]{0,3}\d)[a-z0-9]{4}\s){2,7}(?=[a-z]{0,3}\d)[a-z0-9]{4}\b)",
+    r"|\b(?:(?=[a-z]{0,3}\d)[a-z0-9]{4}\s){2,7}(?=[a-z]{0,3}\d)[a-z0-9]{4}\b"
+    # or letters alone, four to a group ("cmig rxmg stfw zduh"), two groups or more
+    # with no vowel, as no words are written
+    r"|\b(?=(?:[a-z]{4}\s){0,6}[b-df-hj-np-tv-xz]{4}\s(?:[a-z]{4}\s){0,6}[b-df-hj-np-tv-xz]{4}\b)(?:[a-z]{4}\s){3,7}[a-z]{4}\b)",
     re.DOTALL,
 )
 # Some providers' keys are UUIDs (Postmark, Heroku's old keys, Snyk): a UUID
@@ -404,6 +418,9 @@ _ID_NAMES = (
     r"|carta d'identità|número de contribuinte|cartão de cidadão|segurança social|паспорт\w{0,3}|снилс|\bинн\b|\bипн\b|\bрнокпп\b|\bіпн\b|идентификационн\w{0,4} номер|ідентифікаційн\w{0,4} номер"
     r"|driver'?s licen[cs]e number|licence number|medicare (?:card|number|no\b)|kimlik numara\w{0,3}|kimlik no\b|tc kimlik|\bnric\b|\bhkid\b|\bcnic\b|\bnik\b|\bktp\b|mykad|kad pengenalan|căn cước|\bcccd\b|chứng minh nhân dân"
     r"|matricule (?:national|luxembourgeois)|numéro d'identification national|numéro d'assurance sociale|assurance sociale|seguro social|\bniss\b|\bnuss\b"
+    # an identity card as Turkish and others name it: "nüfus cüzdanımdaki numara ..."
+    r"|nüfus cüzdan\w{0,6}|kimlik kart\w{0,4}|carnet de identidad|bilhete de identidade|identiteitskaart|henkilökortti\w{0,3}|személyi igazolvány\w{0,3}"
+    r"|občansk\w{1,2} průkaz\w{0,2}|osobna iskaznica|лична карта|удостоверени\w{1,2} личности|посвідчення особи|buletin\w{0,3} de identitate"
     r"|\bnin\b|\bbvn\b|\biqama\b|\bnhi number|\bumid\b|philsys|voter id|\bиин\b|\bidnp\b|\bлнч\b|davčn\w{1,3} številk\w{1,2}|\bppsn\b|জাতীয় পরিচয়\w{0,3}|এনআইডি"
     r"|תעודת (?:ה)?זהות|מספר (?:ה)?זהות|الرقم القومي|الرقم الوطني|رقم الهوية|بطاقة الهوية|کد ملی|شماره ملی|आधार|पहचान संख्या|เลขประจำตัวประชาชน|บัตรประชาชน"
 )
@@ -536,7 +553,10 @@ _NOT_A_SECRET_VALUE = frozenset(
     "bcrypt argon2 argon2id pbkdf2 scrypt utf-8 utf8 ascii base64 hunter2 true false null none yes no".split())
 
 
-_COUNTING = re.compile(r"\d{1,4}(?:st|nd|rd|th|s|x|k|m|h|d|gb|mb|chars?|characters?|days?|months?|years?)", re.I)
+_COUNTING = re.compile(
+    r"\d{1,4}(?:st|nd|rd|th|s|x|k|m|h|d|gb|mb|chars?|characters?|days?|months?|years?)"
+    # a size, not a value: "a 4-digit one", "6-character", "4-stelliger", "à 4 chiffres"
+    r"|\d{1,2}-(?:digits?|chars?|characters?|letters?|words?|numbers?|figures?|places?|stellig\w{0,3}|ziffern?\w{0,2}|cifr\w{0,3}|chiffres?|d[ií]gitos?|cyfrow\w{0,3}|значн\w{0,3}|haneli)", re.I)
 _NAME_REFERENCE = re.compile(r"[a-z_]+(?:\.[a-z_]+)+|[A-Z_]{6,}")  # a dotted name or a CONSTANT_NAME
 
 
@@ -621,9 +641,49 @@ _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\n。！？；]")
 # "account steamlena / Pixel!Cat7": a login and its password, around a spaced slash
 # (paths and versions, "/var/log", "11/24.04", are written without spaces).
 _LOGIN_PAIR = re.compile(r"[^\s/]{3,60}\s/\s([^\s/]{4,80})")
+# "seller_iuyztf pass Lantern%024kestrel", "user jana.dvorak84, pw ...": a
+# user name (a handle, or a name with "_", "." or a digit in it) then the
+# short word for its password and the value.
+_HANDLE_PAIR = re.compile(
+    r"(?<![^\s(\[\"'“«:])@?(?=[\w.-]{0,40}[_.\d])[A-Za-z][\w.-]{2,40}[,;]?\s(?:pass|pw|pwd|passwd|mdp|senha|clave|passwort|hasło|şifre|heslo)\s?[:=]?\s([^\s/]{4,80})")
 _EMAIL_PAIR = re.compile(r"\S{3,64}@\S{3,100}\s/\s([^\s/]{4,80})|\S{3,64}@\S{3,100}[,;]?\s(?:pass|pw|pwd|password|mdp|senha|clave|passwort)\s?[:=]?\s([^\s/]{4,80})")
 # "zephyr_harbor_copper": three words or more joined, as a passphrase is written
 _JOINED_WORDS = re.compile(r"[a-z]{3,12}(?:[_-][a-z]{3,12}){2,5}")
+
+
+def _passphrase_words() -> frozenset[str]:
+    "The words a passphrase generator draws from: BIP-39's English list (2,048 common words)."
+    return _mnemonic_word_lists(("english",))[0][1]
+
+
+def _listed_words_joined(token: str, least: int = 3) -> bool:
+    """``least`` words or more of the list joined by "_" or "-", as a
+    generated passphrase is written ("click_hill_whale_shoulder");
+    identifiers hold words no such list has ("user_password_hash") or name a
+    secret themselves ("secret_key_base")."""
+    token = token.strip(".,;:!?)]}»”」’\"'`").casefold()
+    return (bool(_JOINED_WORDS.fullmatch(token)) and token.count("_") + token.count("-") >= least - 1
+            and all(word in _passphrase_words() for word in re.split(r"[_-]", token))
+            and not _SECRET_WORD.search(re.sub(r"[_-]", " ", token)))
+
+
+# The clause up to a comma or dash: a passphrase of spaced words ends there
+# ("es cloud law attitude exchange, apúntala").
+_PHRASE_STOP = re.compile(r"\s?[,—–]|\s-\s")
+
+
+def _spaced_passphrase(clause: str) -> bool:
+    """Four to eight words of the list, spaced, right after a secret word
+    and its link ("Şifrem buffalo later dry pattern", "parola ... este
+    second jump cream damp"), ending the clause."""
+    stop = _PHRASE_STOP.search(clause)
+    head = clause[:stop.start()] if stop else clause.rstrip()
+    words = head.split(" ")
+    tail = list(itertools.takewhile(lambda word: word in _passphrase_words(), reversed(words)))
+    if not 4 <= len(tail) <= 8:
+        return False
+    between = " ".join(words[:len(words) - len(tail)]) + " "
+    return bool(_NUMERIC_LINK.search(between)) and not _NOT_THE_SECRET.search(between)
 _BARE_TOKEN = re.compile(r"(?<![^\s(\[\"'“«「])[^\s\"'“”«»「」()]{8,64}")
 # A whole space-delimited run, brackets and all: a generated password may
 # hold them anywhere (",)XsJI)M*4l#)9").
@@ -722,8 +782,7 @@ def _login_secret(plain: str) -> bool:
     looks like ("signs into the router as root with Q7!vxP2mLk"). Links are
     set aside first: their paths and queries are not passwords."""
     for sentence in _SENTENCE_END.split(_URL.sub(" ", plain)):
-        # "j.okafor@acme.example / Quill168!": an address is a login of itself
-        if any(_EMAIL.search(m.group()) and _secret_value(m.group(m.lastindex)) for m in _EMAIL_PAIR.finditer(sentence)):
+        if _login_pair(sentence):
             return True
         if not _LOGIN_CONTEXT.search(sentence):
             continue
@@ -731,7 +790,19 @@ def _login_secret(plain: str) -> bool:
             return True
         if any(_password_shaped(m.group()) for m in _BARE_TOKEN.finditer(sentence)):
             return True
+        # "concert_zone_remember_devote is what unlocks my backup drive": four
+        # words, bare; code quotes its names ("service_account_actor", "receive_response_body")
+        if any(m.group()[0].isalpha() and _listed_words_joined(m.group(), least=4) for m in _SPACED_TOKEN.finditer(sentence)):
+            return True
     return False
+
+
+def _login_pair(sentence: str) -> bool:
+    "An e-mail address or a user name, then its password: a login of itself, whatever the sentence says."
+    # "j.okafor@acme.example / Quill168!"
+    if any(_EMAIL.search(m.group()) and _secret_value(m.group(m.lastindex)) for m in _EMAIL_PAIR.finditer(sentence)):
+        return True
+    return any(_secret_value(m.group(1)) or _listed_words_joined(m.group(1)) for m in _HANDLE_PAIR.finditer(sentence))
 
 
 # A command line (a lowercase program name first, maybe after a prompt),
@@ -867,12 +938,32 @@ def _not_a_prose_value(value: str) -> bool:
 _ELIDED = re.compile(r"[^\s.…]{1,8}(?:\.{3}|…)")
 
 
+# A text about bad passwords in general: "the worst password", "the most
+# common passwords", "das häufigste Passwort".
+_BAD_PASSWORDS = re.compile(
+    r"\b(?:worst|weakest|most (?:common|used|popular)|commonest|common|weak|bad|terrible|guessable|famous|classic"
+    r"|schlechteste\w?|häufigste\w?|schwächste\w?|pire|plus (?:courant|utilisé)|peor|más (?:común|usada)|peggior\w?|più (?:comune|usata)"
+    r"|najgorsz\w{1,2}|najczęstsz\w{1,2}|slechtste|meest gebruikte)\s(?:[^\s.!?]{1,20}\s){0,2}(?:passwords?|passw[oö]rt\w{0,3}|mot de passe|contraseñas?|wachtwoord\w{0,2}|hasł\w{1,3})\b")
+
+
+def _word_and_number(match: re.Match, folded: str) -> bool:
+    """The secret word with a number glued to it, in a text about bad
+    passwords ("'password123' is the worst password"): the commonest
+    password there is, named as an example. A short word keeps its number
+    ("pin1234"), and so does one's own ("my password is password123")."""
+    value, word = match.group(2), folded[match.start():match.start(2)]
+    return (bool(value) and value.strip("\"'`.,;:!?)»”」’。，").isdigit() and len(word) >= 5 and word.isalpha()
+            and bool(_BAD_PASSWORDS.search(folded)))
+
+
 def _prose_match_is_secret(pattern: re.Pattern, match: re.Match, folded: str) -> bool:
     raw = next((g for g in match.groups() if g), "")
     if _ELIDED.fullmatch(raw.rstrip(",;:!?)»”」’。，")):
         return False
     value = raw.strip(".,;:!?)»”」’。，")
     if _not_a_prose_value(value):
+        return False
+    if pattern is _PROSE_PATTERNS[1] and _word_and_number(match, folded):
         return False
     quoted = match.group(0).rstrip()[-1:] in "\"'`»”」’"
     codelike = bool(re.search(r"\d|[!@#$%^&*_+=?~/\\|<>\[\]{}]", value)) or not value.isalpha()
@@ -999,7 +1090,13 @@ def _keyed_value(folded: str) -> bool:
 # Said of a door, lock or alarm (the caller checks): what opens it ("opens
 # with 0-4-9-2"), or what to key in ("alarm: type 7391 on the panel").
 _OPENS_WITH = re.compile(
-    r"\b(?:(?:unlock|disarm|open)\w{0,3}\s(?:it\s|only\s)?with|geht\smit|(?:type|enter|punch|key|tap)(?:\sin)?)\s(?:the\s)?(?:code\s)?"
+    r"\b(?:(?:unlock|disarm|open)\w{0,3}\s(?:it\s|only\s)?with|geht\smit|(?:type|enter|punch|key|tap)(?:\sin)?"
+    # "the keypad takes 1991"
+    r"|(?:keypad|pad|panel|lock)\s(?:takes|accepts|wants)"
+    # a verb that switches it off or opens it, then "with" a number, in several languages:
+    # "die Alarmanlage schalte ich mit 4048 aus", "je désactive l'alarme avec 4048"
+    r"|(?:(?:disarm|deactivat|switch|turn|schalt|deaktivier|entsperr|öffne|désactiv|ouvr|desactiv|disattiv|ontgrendel|schakel)\w{0,4}|(?:abr|apr)(?:o|e|i|ir|ire)\b)"
+    r"(?:\s[^\s\d]{1,20}){0,5}?\s(?:with|mit|avec|con|com|met))\s(?:the\s|dem\s|le\s|el\s)?(?:code\s)?"
     r"[#*]?\d(?:[- ]?\d){3,7}[#*]?(?![\w-])")
 
 
@@ -1044,12 +1141,23 @@ _CARD_NUMBER_WORDS = re.compile(
     r"|kaartnummer|kortnummer|numer karty|номер (?:моей )?карты|kart numarası|số thẻ|nomor kartu)|カード番号|卡号|卡號|카드 ?번호|رقم البطاقة|מספר כרטיס")
 
 
+# A number named as a parcel's ("Sendungsnummer DHL: 638381260006"): a
+# tracking number may pass a card's prefix and Luhn check by chance.
+_TRACKING_NUMBER = re.compile(
+    r"(?i:tracking|sendungs(?:nummer|nr)|trackingnummer|paketnummer|numéro de suivi|n° de suivi|número de seguimiento|número de rastreio|rastreamento"
+    r"|codice di tracciamento|numero di spedizione|numer przesyłki|numer śledzenia|трек-номер|номер отправления|takip numarası|kargo takip|zendingnummer"
+    r"|track ?& ?trace|kollinummer|sändningsnummer|forsendelsesnummer|seurantakoodi|seurantanumero|lähetystunnus|nyomkövetési szám|číslo zásilky)"
+    r"|追踪号|追蹤號|追跡番号|运单号|快递单号|운송장 ?번호")
+
+
 def _card_number(plain: str) -> bool:
     if _TEST_CARD.search(plain):
         return False
     product = bool(_PRODUCT_CODE.search(plain))
     named = bool(_CARD_NUMBER_WORDS.search(plain))
     for match in _DIGIT_RUN.finditer(plain):
+        if not named and _TRACKING_NUMBER.search(plain, max(0, match.start() - 30), match.start()):
+            continue
         digits = re.sub(r"\D", "", match.group())
         if 12 <= len(digits) <= 19 and (named or _card_brand_ok(digits)) and _luhn_ok(digits):
             if product and _valid_id(digits, ("ean", "isbn")):
@@ -1064,6 +1172,8 @@ def _card_number(plain: str) -> bool:
 _ROUTING_AND_ACCOUNT = re.compile(
     r"(?i:\b(?:routing|aba|rtn)\b(?: (?:number|no\.?|#))?\W{0,3}(\d{9})\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?|#))?\W{0,3}\d{6,17}\b"
     r"|\bsort code\W{0,3}\d{2}-\d{2}-\d{2}\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?))?\W{0,3}\d{8}\b"
+    # Australia's BSB (branch) and the account after it
+    r"|\bbsb\b(?: (?:number|no\.?))?\W{0,3}\d{3}-?\d{3}\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?|#))?\W{0,3}\d{6,10}\b"
     # Mexico's CLABE; Brazil's agência and conta
     r"|\bclabe\b(?:\s\w+){0,3}\W{0,3}\d{18}\b"
     r"|\bag[eê]ncia\W{0,3}\d{3,5}\b[^\n]{0,30}?\bconta(?: corrente| poupança)?\W{0,3}\d{4,12}-?[\dx]\b)"
@@ -1072,9 +1182,20 @@ _ROUTING_AND_ACCOUNT = re.compile(
     r"|(?:普通預金|当座預金|普通口座|口座番号)\D{0,8}\d{7}(?!\d)")
 
 
+# A number named as a bank account's ("Kontonummer til lønnen: 4742.40.01644",
+# "numéro de compte 30004 00550 0001"): 8 to 20 digits, maybe grouped, right
+# after the name, as an id's number is read after its name.
+_ACCOUNT_NUMBER = re.compile(
+    r"(?<!\w)(?i:(?:bank ?account|account) (?:number|no\.?|#)|\bacct\.? (?:no\.?|#)|kontonummer\w{0,2}|kontonr\.?|numéro de compte|n° de compte"
+    r"|número de (?:la |mi )?(?:cuenta|conta)|numero (?:di |del )?conto|rekeningnummer|numer (?:mojego )?konta|номер (?:моего )?сч[её]та|hesap numara\w{0,3}"
+    r"|tilinumero\w{0,2}|számlaszám\w{0,3}|číslo účtu|číslo účtu|broj računa|αριθμός λογαριασμού|رقم الحساب|מספר (?:ה)?חשבון|계좌 ?번호|银行账号|銀行帳號)"
+    r"\D{0,20}?(?<![\d.,/-])\d(?:[ .-]?\d){7,19}(?![\w-]|[.,/]\d)")
+
+
 def _domestic_account(plain: str) -> bool:
-    return any(match.group(1) is None or _valid_id(match.group(1), ("us.rtn",))
-               for match in _ROUTING_AND_ACCOUNT.finditer(plain))
+    return (any(match.group(1) is None or _valid_id(match.group(1), ("us.rtn",))
+                for match in _ROUTING_AND_ACCOUNT.finditer(plain))
+            or bool(_ACCOUNT_NUMBER.search(plain)))
 
 
 # National id numbers whose shape is their own (a date, a century sign, a
@@ -1152,7 +1273,30 @@ def _random_token(plain: str) -> bool:
     public = _URL.sub(_url_without_path, public)
     # a provider's sample key ("...bPxRfiCYEXAMPLEKEY") in a text that calls it a placeholder or example
     sample = bool(_TEMPLATE_WORDS.search(plain))
-    return any(_looks_random(token) and not (sample and _placeholder_token(token)) for token in _LONG_TOKEN.findall(public))
+    return any(_looks_random(token) and not (sample and _placeholder_token(token)) and not _bitcoin_address(token)
+               for token in _LONG_TOKEN.findall(public))
+
+
+_BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def _bitcoin_address(token: str) -> bool:
+    """A Bitcoin address ("1JUUoUB3...", "3J98t1Wp..."): its own base58check
+    checksum holds, which a key's letters pass 1 time in 4 billion. An
+    address is public, meant to be shared for payments."""
+    if not 26 <= len(token) <= 35 or token[0] not in "13" or any(ch not in _BASE58 for ch in token):
+        return False
+    number = 0
+    for ch in token:
+        number = number * 58 + _BASE58.index(ch)
+    try:
+        raw = number.to_bytes(25, "big")
+    except OverflowError:
+        return False
+    import hashlib
+
+    checksum = hashlib.sha256(hashlib.sha256(raw[:21]).digest()).digest()[:4]
+    return raw[0] in (0, 5) and checksum == raw[21:]
 
 
 # A wallet's recovery phrase however it is introduced ("write these down: ...",
@@ -1184,9 +1328,10 @@ def _mnemonic_word_lists(languages: tuple[str, ...] = _MNEMONIC_LANGUAGES) -> li
 
 
 # Between two words of a phrase: spaces, or a number as phrases are listed
-# ("1. witch 2. collapse"). A comma ends a run: "apple, bread, butter, ..."
-# is a list of twelve list words whose checksum passed, as 1 in 16 do.
-_PHRASE_GAP = re.compile(r"\s{1,3}(?:\d{1,2}[.):]?\s{1,3})?")
+# ("1. witch 2. collapse", "1.concert 2.bamboo"). A comma ends a run:
+# "apple, bread, butter, ..." is a list of twelve list words whose checksum
+# passed, as 1 in 16 do.
+_PHRASE_GAP = re.compile(r"\s{1,3}(?:\d{1,2}(?:[.):]\s{0,3}|\s{1,3}))?")
 
 
 def _word_runs(plain: str) -> list[list[str]]:
