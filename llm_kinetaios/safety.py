@@ -1525,7 +1525,7 @@ def injection_reason(text: str) -> str | None:
         return "hidden text (bidi controls or tag characters)"
     folded = fold_for_matching(text)
     style_wish = answer_style_wish(text)
-    reason = (_pattern_reason(folded, style_wish) or _poisoning_reason(folded) or _poisoning_reason(_skeleton(folded))
+    reason = (_pattern_reason(folded, style_wish) or next(filter(None, map(_poisoning_reason, _views(folded))), None)
               or _speaks_to_the_model(folded, style_wish) or _rot13_reason(folded))
     if not reason and _steered_to_a_named_target(text, folded):
         reason = "steers recommendations to one named seller, site or account"
