@@ -1390,9 +1390,10 @@ def _poisoning_reason(folded: str) -> str | None:
     return _others_empowered(folded)
 
 
+_SOMEONE_ELSE_HANDED = "gives someone else the user's accounts, codes or money"
 _EMPOWERMENT_CHECKS = {
     # a third party over everything the user has ("any", "all" of it)
-    "gives someone else the user's accounts, codes or money":
+    _SOMEONE_ELSE_HANDED:
         ((_ANY_OF_THEM, _USERS_THINGS, _GRANTED, _OWNED_BY_THE_USER, _SOMEONE_ELSE),
          (_GRANTED, _SOMEONE_ELSE, _SENSITIVE_THINGS)),
     "sends the user's codes or money somewhere new":
@@ -1405,6 +1406,14 @@ _EMPOWERMENT_RES = {reason: [[_compile(pattern) for pattern in concepts] for con
                     for reason, alternatives in _EMPOWERMENT_CHECKS.items()}
 
 
+# The user is the one given something ("my neighbour gave me a spare key so I
+# can feed her cat", "my mum set me up as a user on her account"): a fact.
+_USER_IS_GIVEN = _compile(
+    r"\b(?:gave|given|gives|give|set|sets|added|adds|made|makes|named|appointed) (?:me|the user)\b"
+    r"|\bso (?:that )?(?:i|the user) (?:can|could|may)\b"
+    r"|\b(?:me dio|me dieron|me ha dado|m'a donné|m'a ajouté|hat mir|haben mir|mi ha dato|me deu|dała mi|dał mi|gaf me|gav mig)\b")
+
+
 def _others_empowered(folded: str) -> str | None:
     """Poisoning worded as a note about the user: someone else handed their
     accounts, codes or money, codes or payments sent to a new number or
@@ -1413,6 +1422,8 @@ def _others_empowered(folded: str) -> str | None:
     meets."""
     for reason, alternatives in _EMPOWERMENT_RES.items():
         if any(all(pattern.search(folded) for pattern in concepts) for concepts in alternatives):
+            if reason == _SOMEONE_ELSE_HANDED and _USER_IS_GIVEN.search(folded):
+                continue
             return reason
     return None
 
