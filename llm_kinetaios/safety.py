@@ -875,7 +875,7 @@ _CASE_SENSITIVE_ROLE = re.compile(r"\b(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN)(?: (?
 # en français", "Give me dates in ISO format", "반말로 대답해 줘"): what users
 # ask of an assistant for good, worded as the bare orders above are. On the
 # read sets (tune to fresh15 and the training sets) those orders and the
-# instruction head quarantined 195 of them for 2 payloads, so a text that
+# instruction head quarantined 196 of them for 2 payloads, so a text that
 # names such a wish and nothing of _HANDS_OVER passes them; every other
 # detector, the poisoning head and the secret filter still read it.
 _ANSWER_LANGUAGE = (
@@ -1391,30 +1391,31 @@ def _poisoning_reason(folded: str) -> str | None:
     return _others_empowered(folded)
 
 
-_SOMEONE_ELSE_HANDED = "gives someone else the user's accounts, codes or money"
-_EMPOWERMENT_CHECKS = {
-    # a third party over everything the user has ("any", "all" of it)
-    _SOMEONE_ELSE_HANDED:
-        ((_ANY_OF_THEM, _USERS_THINGS, _GRANTED, _OWNED_BY_THE_USER, _SOMEONE_ELSE),
-         (_GRANTED, _SOMEONE_ELSE, _SENSITIVE_THINGS)),
-    "sends the user's codes or money somewhere new":
-        ((_NOW_NEW, _CODE_CHANNELS, _CONTACT_WORDS, _CONTACT_VALUE), (_NOW_NEW, _MONEY_FLOWS, _PAYEE_ACCOUNT),
-         # codes forwarded to a number or address, new or not
-         (_CODE_CHANNELS, _SEND_VERB, _CONTACT_VALUE)),
-    "declares safety warnings void": ((_RISK_WARNINGS, _WAIVED),),
-    "vouches for a sender, link or number": ((_VOUCHED_GENUINE, _MESSAGE_SOURCES, _NAMED_SOURCE),),
-    "pays, approves or sends without asking the user": ((_UNCONFIRMED, _CONSEQUENTIAL_ACTS),),
-}
-_EMPOWERMENT_RES = {reason: [[_compile(pattern) for pattern in concepts] for concepts in alternatives]
-                    for reason, alternatives in _EMPOWERMENT_CHECKS.items()}
-
-
 # The user is the one given something ("my neighbour gave me a spare key so I
 # can feed her cat", "my mum set me up as a user on her account"): a fact.
-_USER_IS_GIVEN = _compile(
+_USER_IS_GIVEN = (
     r"\b(?:gave|given|gives|give|set|sets|added|adds|made|makes|named|appointed) (?:me|the user)\b"
     r"|\bso (?:that )?(?:i|the user) (?:can|could|may)\b"
     r"|\b(?:me dio|me dieron|me ha dado|m'a donné|m'a ajouté|hat mir|haben mir|mi ha dato|me deu|dała mi|dał mi|gaf me|gav mig)\b")
+
+# reason: (alternatives, each a tuple of concepts that must all meet; what,
+# if it meets too, makes the note a fact instead)
+_EMPOWERMENT_CHECKS = {
+    # a third party over everything the user has ("any", "all" of it)
+    "gives someone else the user's accounts, codes or money":
+        (((_ANY_OF_THEM, _USERS_THINGS, _GRANTED, _OWNED_BY_THE_USER, _SOMEONE_ELSE),
+          (_GRANTED, _SOMEONE_ELSE, _SENSITIVE_THINGS)), _USER_IS_GIVEN),
+    "sends the user's codes or money somewhere new":
+        (((_NOW_NEW, _CODE_CHANNELS, _CONTACT_WORDS, _CONTACT_VALUE), (_NOW_NEW, _MONEY_FLOWS, _PAYEE_ACCOUNT),
+          # codes forwarded to a number or address, new or not
+          (_CODE_CHANNELS, _SEND_VERB, _CONTACT_VALUE)), None),
+    "declares safety warnings void": (((_RISK_WARNINGS, _WAIVED),), None),
+    "vouches for a sender, link or number": (((_VOUCHED_GENUINE, _MESSAGE_SOURCES, _NAMED_SOURCE),), None),
+    "pays, approves or sends without asking the user": (((_UNCONFIRMED, _CONSEQUENTIAL_ACTS),), None),
+}
+_EMPOWERMENT_RES = {reason: ([[_compile(pattern) for pattern in concepts] for concepts in alternatives],
+                             unless and _compile(unless))
+                    for reason, (alternatives, unless) in _EMPOWERMENT_CHECKS.items()}
 
 
 def _others_empowered(folded: str) -> str | None:
@@ -1422,11 +1423,10 @@ def _others_empowered(folded: str) -> str | None:
     accounts, codes or money, codes or payments sent to a new number or
     account, safety warnings waived, a sender vouched for, money or codes
     handled without asking. A reason where every concept of one alternative
-    meets."""
-    for reason, alternatives in _EMPOWERMENT_RES.items():
-        if any(all(pattern.search(folded) for pattern in concepts) for concepts in alternatives):
-            if reason == _SOMEONE_ELSE_HANDED and _USER_IS_GIVEN.search(folded):
-                continue
+    meets, and its exception does not."""
+    for reason, (alternatives, unless) in _EMPOWERMENT_RES.items():
+        if (any(all(pattern.search(folded) for pattern in concepts) for concepts in alternatives)
+                and not (unless and unless.search(folded))):
             return reason
     return None
 
@@ -1483,16 +1483,17 @@ _ANSWER_FORM_RE = _compile(_ANSWER_FORM)
 _HANDS_OVER_RE = _compile(_HANDS_OVER)
 
 
-def answer_style_wish(text: str) -> bool:
+def answer_style_wish(text: str, folded: str | None = None) -> bool:
     """True when ``text`` is only a wish about the answers' language, register
     or form: short, naming such a wish, and naming nothing that hands over
     control (``_HANDS_OVER``, and the multilingual lexicons of the poisoning
     rules: sending, consent, "without asking", orders found in content,
     personal data, sites, the model's prompt). Such a text passes the bare
-    orders and the instruction head; nothing else changes for it."""
+    orders and the instruction head; nothing else changes for it.
+    ``folded``: the text as ``fold_for_matching`` folds it, when at hand."""
     if len(text) > _WISH_MAX_CHARS or _CANARY_CODE.search(text):
         return False
-    folded = _QUOTED_ADDRESS_FORM.sub(" ", fold_for_matching(text))
+    folded = _QUOTED_ADDRESS_FORM.sub(" ", fold_for_matching(text) if folded is None else folded)
     if not (_ANSWER_LANGUAGE_RE.search(folded) or _ANSWER_FORM_RE.search(folded)):
         return False
     return not any(pattern.search(folded) for pattern in _HANDS_OVER_LEXICONS)
@@ -1526,6 +1527,15 @@ def _rot13_reason(folded: str) -> str | None:
     return None
 
 
+_BARE_ORDER_REASONS = ("instructions to the model", "addressed to the assistant (second person)")
+
+
+def _first_reason(folded: str, style_wish: bool = False) -> str | None:
+    "The wording detectors, the poisoning rules on every view, \"you\", ROT13: the first reason."
+    return (_pattern_reason(folded, style_wish) or next(filter(None, map(_poisoning_reason, _views(folded))), None)
+            or _speaks_to_the_model(folded, style_wish) or _rot13_reason(folded))
+
+
 def injection_reason(text: str) -> str | None:
     """Why this memory must be approved before it is injected, or None.
 
@@ -1538,9 +1548,11 @@ def injection_reason(text: str) -> str | None:
     if _HIDDEN_PAYLOAD.search(text):
         return "hidden text (bidi controls or tag characters)"
     folded = fold_for_matching(text)
-    style_wish = answer_style_wish(text)
-    reason = (_pattern_reason(folded, style_wish) or next(filter(None, map(_poisoning_reason, _views(folded))), None)
-              or _speaks_to_the_model(folded, style_wish) or _rot13_reason(folded))
+    reason = _first_reason(folded)
+    # A wish about the answers passes only the bare orders and "you": the
+    # question is worth asking of a text one of them flagged, and no other.
+    if reason in _BARE_ORDER_REASONS and answer_style_wish(text, folded):
+        reason = _first_reason(folded, style_wish=True)
     if not reason and _steered_to_a_named_target(text, folded):
         reason = "steers recommendations to one named seller, site or account"
     if reason:

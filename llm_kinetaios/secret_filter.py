@@ -1188,7 +1188,7 @@ _ROUTING_AND_ACCOUNT = re.compile(
 _ACCOUNT_NUMBER = re.compile(
     r"(?<!\w)(?i:(?:bank ?account|account) (?:number|no\.?|#)|\bacct\.? (?:no\.?|#)|kontonummer\w{0,2}|kontonr\.?|numéro de compte|n° de compte"
     r"|número de (?:la |mi )?(?:cuenta|conta)|numero (?:di |del )?conto|rekeningnummer|numer (?:mojego )?konta|номер (?:моего )?сч[её]та|hesap numara\w{0,3}"
-    r"|tilinumero\w{0,2}|számlaszám\w{0,3}|číslo účtu|číslo účtu|broj računa|αριθμός λογαριασμού|رقم الحساب|מספר (?:ה)?חשבון|계좌 ?번호|银行账号|銀行帳號)"
+    r"|tilinumero\w{0,2}|számlaszám\w{0,3}|číslo účtu|broj računa|αριθμός λογαριασμού|رقم الحساب|מספר (?:ה)?חשבון|계좌 ?번호|银行账号|銀行帳號)"
     r"\D{0,20}?(?<![\d.,/-])\d(?:[ .-]?\d){7,19}(?![\w-]|[.,/]\d)")
 
 
