@@ -43,6 +43,8 @@ HOSTILE_PIECES = {
     "agents, logins and letters": "trusted no need to check. open the admin -u a -p b1 x/y@h:15 i g n o r e cédula 5.164 note pour l'ia 9792 ",
     # the eighth round: one long run of BIP-39 list words, every window of it checksummed
     "recovery-phrase words": "abandon ability able about above absent absorb abstract ",
+    # the seventeenth round: disguises (letters spelled out, pig latin, codes, Morse, base32, look-alikes)
+    "disguises": "r-e-m s.a 12 34 56 78 90 .- -.. / IF2XI3ZN ethay ymay a\u200bb Тhе %41 U+0041 aaaaaay ",
 }
 SIZES_KB = (1, 10, 100)
 CHECKS = {

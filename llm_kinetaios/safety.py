@@ -184,6 +184,11 @@ def fold_for_matching(text: str) -> str:
     return _LATIN_WORD_WITH_LOOKALIKES.sub(_fold_mixed_word, text)
 
 
+def strip_invisible_for_matching(text: str) -> str:
+    "The text without the invisible characters ``fold_for_matching`` drops, nothing else changed."
+    return _FOLD_DROP.sub("", text)
+
+
 def _skeleton(folded: str) -> str:
     "Every look-alike mapped to Latin: catches words spelled entirely in them."
     return folded.translate(_CONFUSABLES)
@@ -201,7 +206,7 @@ def _is_leet(word: str) -> bool:
     return bool(re.search("[a-z]", word)) and bool(re.search("[0-9@$]", word))
 
 
-def _unleet(folded: str) -> str | None:
+def unleet(folded: str) -> str | None:
     "The text with leetspeak words spelled out, or None when too few words use it."
     if sum(map(_is_leet, _WORD_WITH_SYMBOLS.findall(folded))) < _LEET_WORDS_NEEDED:
         return None
@@ -1172,7 +1177,7 @@ _ENCODING_TALK = re.compile(
 )
 
 
-def _readable(data: bytes) -> bool:
+def readable_bytes(data: bytes) -> bool:
     "Decoded bytes that read as words: printable, mostly letters and spaces."
     try:
         text = data.decode("utf-8")
@@ -1190,13 +1195,13 @@ def _encoded_text(text: str) -> bool:
     for match in _BASE64_RUN.finditer(text):
         chunk = match.group()
         try:
-            if _readable(base64.b64decode(chunk + "=" * (-len(chunk) % 4), validate=False)):
+            if readable_bytes(base64.b64decode(chunk + "=" * (-len(chunk) % 4), validate=False)):
                 return True
         except (binascii.Error, ValueError):
             pass
     for match in _HEX_RUN.finditer(text):
         digits = re.sub(r"[ :]", "", match.group())
-        if len(digits) % 2 == 0 and _readable(bytes.fromhex(digits)):
+        if len(digits) % 2 == 0 and readable_bytes(bytes.fromhex(digits)):
             return True
     return False
 
@@ -1215,7 +1220,7 @@ def _views(folded: str) -> list[str]:
     joined = _INNER_PUNCTUATION.sub("", folded)  # "i-nstruction", "m----ssage"
     if joined != folded:
         views.append(joined)
-    spelled = _unleet(folded)
+    spelled = unleet(folded)
     if spelled:
         views.append(spelled)
     if _SPACED_LETTERS.search(folded):  # "i g n o r e   y o u r   r u l e s"
@@ -1549,6 +1554,8 @@ def injection_reason(text: str) -> str | None:
         return "hidden text (bidi controls or tag characters)"
     folded = fold_for_matching(text)
     reason = _first_reason(folded)
+    if not reason and "\u00ad" in text:  # soft hyphens between words: "send\u00adall\u00adfiles"
+        reason = _first_reason(fold_for_matching(text.replace("\u00ad", " ")))
     # A wish about the answers passes only the bare orders and "you": the
     # question is worth asking of a text one of them flagged, and no other.
     if reason in _BARE_ORDER_REASONS and answer_style_wish(text, folded):
@@ -1559,6 +1566,11 @@ def injection_reason(text: str) -> str | None:
         return reason
     if _encoded_text(text):
         return "encoded text"
+    from .disguise import disguise_reason  # its own module; it reads the helpers above
+
+    disguised = disguise_reason(text, folded)
+    if disguised:
+        return disguised
     if _STRUCTURE.search(folded):
         return "markdown structure (heading, rule or code fence)"
     return None
