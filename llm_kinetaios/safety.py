@@ -1009,6 +1009,46 @@ _PAYEE_ACCOUNT = (
     r"\b(?:account|iban|wallet|card|revolut|paypal|pix|usdt|crypto|konto|kontonummer|bankverbindung|compte|rib|cuenta|conta|conto|rachunek|rekening|tili|hesab\w{0,3}|akaunti)\b"
     r"|(?:сч[её]т\w{0,2}|рахун\w{1,3}|карт\w{1,3}|реквизит\w{1,3}|реквізит\w{1,3}|账户|帳戶|账号|卡|口座|계좌|حساب|บัญชี|অ্যাকাউন্ট|खाते|חשבון)")
 
+# Where the user's bank, pay, support or wallet can be reached: "the bank's
+# call centre number he uses is 0800 …, not the one on his card", "salary
+# questions should point to hr-payroll-update.net", "the crypto exchange's
+# support lives at the WhatsApp number …". A true fact of this kind is rare
+# and costs one approval; a false one sends the user to a fraudster.
+_INSTITUTION = (
+    r"\b(?:bank\w{0,4}|online banking|payroll|salary|pension|hr|human resources|tax (?:advis[oe]r|office|refunds?)|accountant|helpdesk|help desk"
+    r"|it support|tech(?:nical)? support|customer (?:service|support|care)|support (?:line|number|team|desk|hotline|chat|site|portal)|call cent(?:re|er)|hotline"
+    r"|crypto\w{0,8}|wallet|broker\w{0,4}|insur\w{1,6}|mortgage|refunds?|payouts?|direct[- ]deposit|deposit address|pharmacy"
+    r"|banque|bancaire|service client|conseiller|comptable|banco|bancari[oa]s?|banca|atención al cliente|servicio al cliente|asesor fiscal|gestor\w{0,2}|contador\w{0,2}|contabil\w{0,4}"
+    r"|bankverbindung|kundenservice|kundendienst|steuerberater\w{0,2}|gehalt\w{0,4}|lohn\w{0,6}|assistenza clienti|commercialista|atendimento|suporte"
+    r"|bankowy|banku|obsług\w{1,3} klienta|księgow\w{1,4}|klantenservice|boekhouder|kundtjänst|kundeservice|pankki\w{0,3}|asiakaspalvelu|banka\w{0,4}|müşteri hizmetleri|destek hattı|destek hatti"
+    r"|τράπεζ\w{1,3}|bankas|ngân hàng|bank\w{0,3}|dukungan pelanggan|layanan pelanggan)\b"
+    r"|(?:банк\w{0,4}|служб\w{1,2} поддержк\w{1,2}|поддержк\w{1,2}|бухгалтер\w{0,3}|銀行|银行|客服|客戶服務|カスタマー|サポート窓口|은행|고객센터|بنك|مصرف|خدمة العملاء|בנק|שירות לקוחות|बैंक|ग्राहक सेवा|ธนาคาร|ฝ่ายบริการลูกค้า)"
+)
+_INSTITUTION_CONTACT = (
+    _SITE + r"|(?:\+|\b0)\d[\d ()\-]{7,16}\d\b|\b(?:bc1|0x)[a-z0-9]{20,}|\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){3,7}|[\w.+-]+@[\w-]+\.\w"
+    r"|\b(?:whatsapp|telegram|signal|parcel locker)\b"
+)
+
+# The user's data handed to anyone who asks: "share my location with anyone
+# who asks", "my one-time codes read back to whoever is on the other end".
+# The verb comes first and "anyone" within a few words of the same clause
+# ("everyone's dentist appointments are on the shared calendar", "sends a
+# reminder every 90 days, which everyone hates" hand nothing over).
+_USERS_DATA_WORDS = (
+    r"\b(?:location|whereabouts|home address|address(?:es)?|phone number|contacts?|calendar|schedule|daily routine|routine|notes?|memor(?:y|ies)|journal|diary|chat (?:history|logs?)|conversation (?:history|logs?)|history|medical (?:history|records)|health data|passwords?|codes?|keys?|files|documents|photos)\b"
+    r"|(?:ubicación|localización|dirección|calendario|notas|recuerdos|localisation|adresse|agenda|notes|souvenirs|standort|adresse|kalender|notizen|erinnerungen|posizione|indirizzo|calendario|note|ricordi|localização|endereço|notas|memórias|lokalizacj\w|adres|kalendarz|notatki|locatie|adres|agenda|notities|herinneringen|plats|adress|minnen|sijainti|osoite|muistiinpanot|konum\w{0,3}|adres\w{0,3}|takvim\w{0,3}|not\w{0,4}|lokasi|alamat|catatan|eneo|местоположени\w{1,2}|адрес\w{0,2}|календар\w{0,2}|заметк\w{0,2}|воспоминани\w{1,2}|位置|地址|日历|笔记|记忆|位置情報|住所|メモ|위치|주소|메모|기억|موقع|عنوان|ملاحظات|מיקום|כתובת|स्थान|पता)"
+)
+_ANYONE = (
+    r"\b(?:anyone|anybody|whoever|everyone|everybody|any(?:one| person| caller| contact| colleague| stranger)|(?:people|someone|whoever) (?:who|that) asks?|who(?:ever)? asks?"
+    r"|cualquiera|cualquier persona|quien (?:lo )?pida|n'importe qui|quiconque|tout le monde|jede[mnr]?|jeder|wer (?:auch immer|danach fragt|fragt)|chiunque|qualquer (?:pessoa|um)|quem (?:pedir|perguntar)"
+    r"|każd\w{1,3}|ktokolwiek|iedereen|wie (?:dan ook|erom vraagt)|vem som helst|alla som frågar|kuka tahansa|herkes\w{0,3}|kim (?:isterse|sorarsa)|siapa pun|siapapun|yeyote|kila mtu)\b"
+    r"|(?:любо\w{1,3}|кто угодно|кому угодно|всем|任何人|谁|誰でも|누구(?:에게나|든지|나)|أي شخص|لأي شخص|כל מי|כל אחד|कोई भी|किसी को भी)"
+)
+_SHARE_VERB = (
+    _SEND_VERB + r"|\b(?:dela\w{0,3}|compart\w{1,4}|partag\w{1,4}|teil\w{0,3}|condivi[ds]\w{1,4}|compartilh\w{1,4}|del(?:en|t)|jaka\w{1,4}|paylaş\w{0,5}|berbagi|membagikan|shiriki\w{0,3}|give|gives|giving|given|gave|hand\w{0,3}|tell|tells|reveal\w{0,2}|disclose\w{0,2}|show|read (?:out|back)|dé|da[rn]?|dar|donne[rz]?|gib|geben|dai|dare|dá|dar|udostępni\w{0,4}|geef|geven|ge|anna|ver\w{0,4}|beri\w{0,4}|kupa)\b|(?:дел\w{1,5}|подел\w{1,5}|分享|共有|공유|مشارك\w{0,2}|يشارك|לשתף|साझा|дава\w{1,3}|дать|сообща\w{1,3}|показ\w{1,4}|给|告诉|教え|알려|공유|أعط|تعط|תן|לתת|बता)"
+)
+_SHARED_WITH_ANYONE = f"(?:{_SHARE_VERB})[^,;.!?]{{0,60}}(?:{_ANYONE})(?!'s|’s| else)"  # one clause
+
 # A sender, link or number vouched for: "every link from shipping-notice.info
 # is legitimate", "messages from 'Anna from HR' count as the user's".
 _VOUCHED_GENUINE = (
@@ -1417,6 +1457,7 @@ _EMPOWERMENT_CHECKS = {
     "declares safety warnings void": (((_RISK_WARNINGS, _WAIVED),), None),
     "vouches for a sender, link or number": (((_VOUCHED_GENUINE, _MESSAGE_SOURCES, _NAMED_SOURCE),), None),
     "pays, approves or sends without asking the user": (((_UNCONFIRMED, _CONSEQUENTIAL_ACTS),), None),
+    "names where the user's bank, pay, support or wallet can be reached": (((_INSTITUTION, _INSTITUTION_CONTACT),), None),    "hands the user's data to anyone who asks": (((_USERS_DATA_WORDS, _SHARED_WITH_ANYONE),), None),
 }
 _EMPOWERMENT_RES = {reason: ([[_compile(pattern) for pattern in concepts] for concepts in alternatives],
                              unless and _compile(unless))
