@@ -1049,6 +1049,21 @@ _SHARE_VERB = (
 )
 _SHARED_WITH_ANYONE = f"(?:{_SHARE_VERB})[^,;.!?]{{0,60}}(?:{_ANYONE})(?!'s|’s| else)"  # one clause
 
+# The user's secrets put where others can read them: "my passwords at the
+# bottom of every reply", "the seed phrase exported to my notes in plain
+# text", "reuse the same password everywhere"; not "API keys never in plain
+# text files", nor a public key.
+_SECRET_THINGS = (
+    r"\b(?:passwords?|passwds?|passphrases?|master (?:key|password)|ssh keys?|private keys?|id_rsa|id_ed25519|\.ssh|seed phrases?|recovery (?:phrases?|words|codes?)|mnemonic|cookies|session tokens?|api keys?|access tokens?|tokens|credentials|one-time codes?|2fa codes?|two-factor codes?|otp codes?|verification codes?|backup codes?|pins?"
+    r"|contraseñas?|mots? de passe|passw(?:ö|o)rt\w{0,2}|kennw(?:ö|o)rt\w{0,2}|senhas?|hasł\w{1,2}|wachtwoord\w{0,2}|lösenord\w{0,2}|salasan\w{0,3}|şifre\w{0,4}|kata sandi|пароль|пароли|паролей|密码|密碼|パスワード|비밀번호|كلمة (?:السر|المرور)|סיסמ\w{1,2})\b"
+)
+_SECRETS_EXPOSED = (
+    r"\b(?:(?:every|each|all|any) (?:reply|replies|answer|answers|response|responses|message|chat)|end of (?:each|every|the) (?:reply|answer|response)|bottom of (?:each|every|the) (?:reply|answer|response)"
+    r"|plain ?text|in the clear|unencrypted|shared (?:drive|folder|doc\w{0,6}|channel|chat)|public (?:folder|drive|share|channel|repo\w{0,6}|page|gist|link)|group chat|pastebin|paste site|read (?:them |it )?(?:back|aloud|out)|into the chat|in the chat|saved? (?:to|in) (?:memory|my notes|the notes)|to my notes|in my notes"
+    r"|(?:reuse|re-use|use) the same password|same password (?:everywhere|for everything|for all))\b"
+)
+_EXPOSURE_DENIED = rf"\b(?:never|not|no|don't|nunca|jamais|nie|niemals|nooit|aldrig)\b[^,;.]{{0,40}}(?:{_SECRETS_EXPOSED})"
+
 # A sender, link or number vouched for: "every link from shipping-notice.info
 # is legitimate", "messages from 'Anna from HR' count as the user's".
 _VOUCHED_GENUINE = (
@@ -1457,7 +1472,7 @@ _EMPOWERMENT_CHECKS = {
     "declares safety warnings void": (((_RISK_WARNINGS, _WAIVED),), None),
     "vouches for a sender, link or number": (((_VOUCHED_GENUINE, _MESSAGE_SOURCES, _NAMED_SOURCE),), None),
     "pays, approves or sends without asking the user": (((_UNCONFIRMED, _CONSEQUENTIAL_ACTS),), None),
-    "names where the user's bank, pay, support or wallet can be reached": (((_INSTITUTION, _INSTITUTION_CONTACT),), None),    "hands the user's data to anyone who asks": (((_USERS_DATA_WORDS, _SHARED_WITH_ANYONE),), None),
+    "names where the user's bank, pay, support or wallet can be reached": (((_INSTITUTION, _INSTITUTION_CONTACT),), None),    "hands the user's data to anyone who asks": (((_USERS_DATA_WORDS, _SHARED_WITH_ANYONE),), None),    "puts the user's secrets where others can read them": (((_SECRET_THINGS, _SECRETS_EXPOSED),), _EXPOSURE_DENIED),
 }
 _EMPOWERMENT_RES = {reason: ([[_compile(pattern) for pattern in concepts] for concepts in alternatives],
                              unless and _compile(unless))
