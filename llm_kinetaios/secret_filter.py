@@ -8,11 +8,14 @@ turn, so a secret stored once would leak forever.
 Refused:
 
 * a password in a sentence about logging in ("logs into the NAS with
-  admin / Kx9!mPq2vL"), in several languages;
+  admin / Kx9!mPq2vL"), in several languages, or after what it opens and a
+  user name ("WordPress for the club site: editor / vgywxd85");
 * passwords, passphrases, PINs and codes stated in prose, in some 30
   languages ("mi contraseña es ...", "我的密码是...", "I use qwerty123 as the
   password for everything"), codes named by what they open ("Tresorcode",
-  "pincode", "dørkode"), seed phrases and 2FA recovery codes; a password a
+  "pincode", "dørkode"), seed phrases and 2FA recovery codes (also as a
+  list, "sqng vikg cxbq, qlng ctek nqbi, ..."); a password given in the
+  sentence after the one that names it ("...my password? It's X"); a password a
   generator made (random letters, the case switching) wherever it stands;
 * a wallet recovery phrase however it is introduced: 12 to 24 words of one
   BIP-39 list in a row whose checksum holds (the mnemonic package's lists);
@@ -25,7 +28,8 @@ Refused:
   shapes, after detect-secrets' plugins), private keys (also as a byte
   array after a key word), JWTs, and long random-looking tokens;
 * IBANs (mod-97 checked), domestic bank accounts (routing, sort code, BSB,
-  or 8 to 20 digits after an account number's name), payment cards (issuer
+  or 8 to 20 digits after an account number's name or its kind, "the
+  checking account is ..."), payment cards (issuer
   prefix, length and Luhn), and national id numbers: a shape of its own anywhere, a plain run of
   digits in a text about identity, each checked by python-stdnum; any
   number right after an id's name; or, after a short name that is also a
@@ -34,7 +38,9 @@ Refused:
 
 Not secrets: public keys, hashes and git SHAs (hex alone never counts),
 UUIDs, docker digests, document ids inside links, IMEIs, order, tracking and
-phone numbers, Bitcoin addresses (their checksum holds), and the word
+phone numbers, Bitcoin addresses (their checksum holds), Stripe's publishable
+keys, the published sample IBANs and test cards where a text presents them
+as examples, and the word
 "password" without one ("the user's password was compromised in a breach"); nor values that are no value, after
 detect-secrets' heuristic filters and gitleaks' allowlists: placeholders and
 placeholder words ("fake", "dummy", "sample"), a value read by a call or a
@@ -58,7 +64,8 @@ from .safety import fold_for_matching, strip_hiding_characters
 
 _TOKENS = [
     r"\bsk-(?:ant-|proj-|live-|test-|or-v1-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,200}",
-    r"\b(?:rk|pk|sk|whsec)_(?:live|test|prod)_[A-Za-z0-9]{16,200}",
+    # Stripe's secret and restricted keys; its publishable keys (pk_) are public by design
+    r"\b(?:rk|sk|whsec)_(?:live|test|prod)_[A-Za-z0-9]{16,200}",
     r"\bgh[pousr]_[A-Za-z0-9]{30,200}",
     r"\bgithub_pat_[A-Za-z0-9_]{30,200}",
     r"\bgl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|agent|oas|wt|ffct)-[A-Za-z0-9_\-]{20,200}|\bGR1348941[\w-]{20,200}",
@@ -173,7 +180,7 @@ _SECRET_WORDS = (
     r"|passw[oö]rt\w{0,3}|kennw[oö]rt\w{0,3}|zugangscode|geheimzahl|parola d'ordine|wachtwoord\w{0,2}|hasł\w{1,3}|hasl\w{1,3}|парол\w{1,3}|пин-код\w{0,2}|şifre\w{0,6}|sifre\w{0,6}|şifrə\w{0,4}|parola\w{0,3}"
     r"|lösenord\w{0,3}|losenord\w{0,3}|adgangskode\w{0,3}|kodeord\w{0,3}|passord\w{0,3}|salasan\w{1,5}|hesl\w{1,3}|jelsz[óoa]\w{0,4}|parol[ăe]\w{0,3}|κωδικ\w{0,6}|συνθηματικ\w{0,4}"
     r"|كلمة المرور|كلمة السر|كلمة سر|كلمة مرور|الرقم السري|סיסמ\w{1,3}|رمز عبور|گذرواژه|رمز|पासवर्ड|पिन|कूटशब्द|संकेतशब्द|ಪಾಸ್‌ವರ್ಡ್|പാസ്‌വേഡ്|የይለፍ ቃል|сырсөз|پټنوم|okwuntughe|kupuhipa|tenimiafina|密码|密碼|口令|暗証番号|パスワード|비밀번호|암호|패스워드"
-    r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozinka|лозинка|parol(?:im|imiz|ingiz|i|ni)?(?!\w)|passwuert\w{0,2}|pasvort\w{1,3}|modpas|facal-faire|wachtwurd\w{0,2}|loyniorð\w{0,2}|şîfre\w{0,4}|kalmar sirri|nambari ya siri|namba ya siri|(?:master|vault|secret) phrase|pin-код\w{0,2}|пин(?!\w)|пін(?:-код\w{0,2})?(?!\w)|קוד סודי|הקוד הסודי|шифр(?:а|у|е|ом|ой)?(?!\w)(?!\s(?:производ|артик|предмет|делатност|занимањ|грешк|купц|валут|држав))|šifr(?:a|u|e|om)?(?!\w)(?!\s(?:proizvod|artik|rob|predmet|djelatnost|delatnost|zanimanj|greš|gres|kupc|valut|držav|drzav))|পিন(?!\w)|geslo|slaptažodis|parool|parole"
+    r"|mật khẩu|mat khau|รหัสผ่าน|รหัส|kata sandi|sandi|kata laluan|nenosiri|পাসওয়ার্ড|lozink\w{1,2}|лозинк\w{1,2}|parol(?:im|imiz|ingiz|i|ni)?(?!\w)|passwuert\w{0,2}|pasvort\w{1,3}|modpas|facal-faire|wachtwurd\w{0,2}|loyniorð\w{0,2}|şîfre\w{0,4}|kalmar sirri|nambari ya siri|namba ya siri|nywila|neno (?:la )?siri|(?:master|vault|secret) phrase|pin-код\w{0,2}|пин(?!\w)|пін(?:-код\w{0,2})?(?!\w)|קוד סודי|הקוד הסודי|шифр(?:а|у|е|ом|ой)?(?!\w)(?!\s(?:производ|артик|предмет|делатност|занимањ|грешк|купц|валут|држав))|šifr(?:a|u|e|om)?(?!\w)(?!\s(?:proizvod|artik|rob|predmet|djelatnost|delatnost|zanimanj|greš|gres|kupc|valut|držav|drzav))|পিন(?!\w)|gesl[oaiu]\w{0,2}|slaptažod\w{1,4}|parool\w{0,4}|parole"
     r"|contraseny\w{0,2}|contrasinal|pasahitz\w{0,3}|lykilorð\w{0,3}|wagwoord|fjalëkalim\w{0,3}|(?:c|g|ngh|ch)yfrinair|pasfhocal|pasiwedi|iphasiwedi|gaztnabar|գաղտնաբառ|პაროლ\w{0,2}|құпия сөз|нууц үг|کلمه عبور|پاس ورڈ|கடவுச்சொல்|పాస్‌వర్డ్|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපදය|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်"
 )
 # "pins" followed by a word other than a link is the verb ("the workflow
@@ -192,7 +199,7 @@ _LINK = (
 # never a noun ("password manager is 1Password" names no password).
 _FILLER = (
     r"(?:\s(?:for|of|to|on|at|from|in|de|del|da|do|di|du|des|für|vom|von|pour|para|per|для|від|от|od|van|för|til|på|"
-    r"mea|meu|minha|mi|mio|mia|mein|meine|mon|ma|my|our|his|her|their|mój|moje|moja|мой|мій|dla|zu|al|yangu|saya|của|ku|wa|ya|mu|"
+    r"mea|meu|minha|mi|mio|mia|mein|meine|mon|ma|my|our|his|her|their|mój|moje|moja|мой|мій|dla|zu|al|yangu|langu|lako|letu|yako|yetu|saya|của|ku|wa|ya|mu|"
     r"voor|bij|az|a|la|le|el|the|that|we|i|"
     # or the thing it opens: "mật khẩu wifi nhà tôi là", "كلمة سر الواي فاي هي"
     r"wifi|wi-fi|wlan|router|e-?mail|gmail|mail|bank|banking|laptop|computer|pc|phone|iphone|account|vpn|server|admin|"
@@ -242,8 +249,13 @@ _SECRET_WORD = re.compile(rf"(?:{_SECRET_WORDS})")
 _CLAUSE_END = re.compile(r"[.!?;\n。！？](?:\s|$)|।")
 _WINDOW_TOKEN = re.compile(r"(?:(?<=[\s:：=是为為は가이은는])|^)([^\s\"'`«»“”「」‘’,;()。，、][^\s\"'`«»“”「」‘’,;。，、]{3,79})")
 _NUMERIC_LINK = re.compile(unicodedata.normalize("NFKC", rf"(?:{_LINK}|{_WEAK_LINK}|^\s?)$"))
+# Said of the secret word, not of its value: "password manager is 1Password".
+# What holds passwords counts only compounded with the word ("password
+# app", "passwords file"); further on it is what the password opens
+# ("Nenosiri langu la M-Pesa app ni ...": my M-Pesa app's password is).
 _NOT_THE_SECRET = re.compile(
-    r"\b(?:manager|policy|policies|requirements?|length|strength|hint|rules?|reset|breach|leak|expir\w*|changed?|rotat\w*|generator|app|vault|file|field|hash\w*|gestor|gestionnaire|менеджер\w*)\b|管理|マネージャ|관리")
+    r"^[\s-]?(?:app|vault|file|field|generator)s?\b"
+    r"|\b(?:manager|policy|policies|requirements?|length|strength|hint|rules?|reset|breach|leak|expir\w*|changed?|rotat\w*|hash\w*|gestor|gestionnaire|менеджер\w*)\b|管理|マネージャ|관리")
 
 
 def _inside_latin_word(text: str, start: int, end: int) -> bool:
@@ -314,7 +326,29 @@ def _near_value(folded: str) -> bool:
             return True
         if _PIN_WORD.fullmatch(word.group()) and _PIN_NUMBER.match(clause) and not _NOT_THE_SECRET.search(clause):
             return True
+        if _value_in_next_sentence(folded, word.end()):
+            return True
     return False
+
+
+# "Can you remember my password for taxisnet? It's 4zAjbEi3WNmJrZt8Kl.":
+# the question names the password, the next sentence opens with "it is" and
+# gives it.
+_SENTENCE_OPENS_WITH_IT = re.compile(
+    r"(?:it[’']s|it is|είναι|c[’']est|es|ist|è|é|jest|это|to je|det er|det är|het is|dat is|das ist|ni)\s"
+    r"([^\s\"'`«»“”「」‘’,;()。，、][^\s\"'`«»“”「」‘’,;。，、]{7,79})")
+
+
+def _value_in_next_sentence(folded: str, end: int) -> bool:
+    """A sentence that opens with "it is" and a value right after the
+    sentence that named the secret word: a value with a letter and a digit
+    or symbol, eight characters or more, not a number or a version."""
+    window = folded[end:end + 64]
+    stop = _CLAUSE_END.search(window)
+    if not stop or _NOT_THE_SECRET.search(window[:stop.start()]):
+        return False
+    value = _SENTENCE_OPENS_WITH_IT.match(folded, end + stop.end())
+    return bool(value) and len(value.group(1).strip(".,;:!?)»”」’")) >= 8 and _secret_value(value.group(1))
 
 
 # "the code to the front door is 4590#": a code is a secret where it opens something.
@@ -356,7 +390,7 @@ _SEED_PHRASE = re.compile(
     r".{0,40}?(?:[a-z]{3,10}[\s,]{1,3}){8,30}",
     re.DOTALL,
 )
-_RECOVERY_CODES = re.compile(
+_RECOVERY_CODE_NAME = (
     r"(?:(?:recovery|backup|emergency|2fa|two-factor|mfa|otp|one-time|verification|authenticator|scratch|reserve|wiederherstellungs|herstel|återställnings|gjenopprettings|gendannelses|palautus"
     # "Notfallcodes", "noodcodes", "nödkoder", "nødkoder", "hätäkoodit"
     r"|notfall|nood|nöd|nød|hätä)"
@@ -366,7 +400,10 @@ _RECOVERY_CODES = re.compile(
     r"(?:récupération|recuperación|recuperação|recupero|secours|odzyskiwania|восстановления|відновлення|kurtarma"
     r"|respaldo|emergencia|emergência|emergenza|urgence|sicurezza|zapasow\w{1,2}|awaryjn\w{1,2}|резервн\w{1,3}|аварийн\w{1,3})"
     r"|(?:恢复|復原|回復|复原|復旧|복구)\s?(?:密钥|金鑰|密鑰|码|碼|キー|コード|키|코드)|バックアップコード|备用码|備用碼|백업 코드)"
-    r".{0,40}?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\b\d{6,10}\b|\b\d{4}[ -]\d{4}\b"
+)
+_RECOVERY_CODES = re.compile(
+    _RECOVERY_CODE_NAME
+    + r".{0,40}?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\b\d{6,10}\b|\b\d{4}[ -]\d{4}\b"
     # or letters and digits mixed, as GitHub's and X's backup codes are ("8rk2pq7m")
     r"|\b(?=[a-z]{0,9}\d[a-z]{0,9}\d)(?=\d{0,9}[a-z])[a-z0-9]{8,10}\b"
     # GitLab's (16 hex digits), Steam Guard's ("R48217"), and groups of four
@@ -378,6 +415,27 @@ _RECOVERY_CODES = re.compile(
     r"|\b(?=(?:[a-z]{4}\s){0,6}[b-df-hj-np-tv-xz]{4}\s(?:[a-z]{4}\s){0,6}[b-df-hj-np-tv-xz]{4}\b)(?:[a-z]{4}\s){3,7}[a-z]{4}\b)",
     re.DOTALL,
 )
+# Or a list of them, as Dropbox and others print them: three or more, each
+# two to four groups of four ("sqng vikg cxbq, qlng ctek nqbi, ..."), split
+# by commas or lines.
+_CODE_ITEM = r"[a-z0-9]{4}(?: [a-z0-9]{4}){1,3}"
+_RECOVERY_CODE_LIST = re.compile(
+    _RECOVERY_CODE_NAME + rf".{{0,40}}?(?<![\w-])((?:{_CODE_ITEM}(?:[,;] ?|\s?\n\s?)){{2,15}}{_CODE_ITEM})(?![\w-])", re.DOTALL)
+_CODE_ITEM_SPLIT = re.compile(r"[,;\n]\s?")
+_NO_VOWEL = re.compile(r"[^aeiou]{4}")
+
+
+def _recovery_code_list(folded: str) -> bool:
+    """Three codes or more of one shape (the same number of groups each),
+    one group at least with a digit or no vowel: codes, not a list of words
+    ("back them up, keep them safe, ...")."""
+    for match in _RECOVERY_CODE_LIST.finditer(folded):
+        items = [item.split(" ") for item in _CODE_ITEM_SPLIT.split(match.group(1).strip())]
+        groups = [group for item in items for group in item]
+        if len({len(item) for item in items}) == 1 and any(
+                any(ch.isdigit() for ch in group) or _NO_VOWEL.fullmatch(group) for group in groups):
+            return True
+    return False
 # Some providers' keys are UUIDs (Postmark, Heroku's old keys, Snyk): a UUID
 # named as a token or key, not as an id ("request id", "tenant id").
 # "API key" as other languages write it: "API-Schlüssel", "clé API", "API-ключ", "API キー".
@@ -797,8 +855,28 @@ def _login_secret(plain: str) -> bool:
     return False
 
 
+# "WordPress for the club site: editor / vgywxd85": what it logs into, a
+# colon, then a user name and a password around a spaced slash, closing the
+# sentence. The password starts with a letter and holds a digit or a symbol,
+# so a choice ("read / write"), a unit ("mono / 128kbps"), a date or a
+# version ("py / v3.12") is not one.
+_SERVICE_LOGIN = re.compile(r"[^\W\d][^:\n]{1,60}:\s{1,3}[A-Za-z][\w.@+-]{1,60}\s/\s([^\W\d][^\s/]{5,79})\s*$")
+_VERSION_DIGITS = re.compile(r"\d\.\d")
+
+
+def _service_login(sentence: str) -> bool:
+    match = _SERVICE_LOGIN.search(sentence)
+    if not match:
+        return False
+    value = match.group(1).rstrip(".,;:!?)")
+    return (len(value) >= 6 and any(ch.isdigit() or not ch.isalnum() for ch in value)
+            and not _VERSION_DIGITS.search(value) and _secret_value(value))
+
+
 def _login_pair(sentence: str) -> bool:
     "An e-mail address or a user name, then its password: a login of itself, whatever the sentence says."
+    if _service_login(sentence):
+        return True
     # "j.okafor@acme.example / Quill168!"
     if any(_EMAIL.search(m.group()) and _secret_value(m.group(m.lastindex)) for m in _EMAIL_PAIR.finditer(sentence)):
         return True
@@ -1118,7 +1196,7 @@ def _code_value(folded: str) -> bool:
 def _password_in_prose(folded: str) -> bool:
     folded = _PUBLIC_BLOB.sub(" ", _PLACEHOLDER_SPAN.sub("<>", _without_references(folded)))
     return bool(
-        _prose_secret(folded) or _near_value(folded) or _keyed_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded)
+        _prose_secret(folded) or _near_value(folded) or _keyed_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded) or _recovery_code_list(folded)
         or (_OPENS_SOMETHING.search(folded) and _code_value(folded))
     )
 
@@ -1159,7 +1237,7 @@ def _card_number(plain: str) -> bool:
         if not named and _TRACKING_NUMBER.search(plain, max(0, match.start() - 30), match.start()):
             continue
         digits = re.sub(r"\D", "", match.group())
-        if 12 <= len(digits) <= 19 and (named or _card_brand_ok(digits)) and _luhn_ok(digits):
+        if 12 <= len(digits) <= 19 and (named or _card_brand_ok(digits)) and _luhn_ok(digits) and not _published_sample(digits, plain):
             if product and _valid_id(digits, ("ean", "isbn")):
                 continue
             return True
@@ -1187,9 +1265,14 @@ _ROUTING_AND_ACCOUNT = re.compile(
 # after the name, as an id's number is read after its name.
 _ACCOUNT_NUMBER = re.compile(
     r"(?<!\w)(?i:(?:bank ?account|account) (?:number|no\.?|#)|\bacct\.? (?:no\.?|#)|kontonummer\w{0,2}|kontonr\.?|numéro de compte|n° de compte"
+    # the kind of account named for its number ("the checking account is 1134845123", "Girokonto: ...")
+    r"|(?:checking|savings|current|cheque|chequing|deposit|salary|joint) account|girokonto|sparkonto|lønnskonto|lönekonto|sparekonto"
+    r"|compte (?:courant|chèque|d'épargne|épargne)|cuenta (?:corriente|de ahorros?|nómina)|conto (?:corrente|di risparmio)|conta (?:corrente|poupança)"
+    r"|lopende rekening|spaarrekening|betaalrekening|rachun\w{1,3} (?:bieżąc|oszczędnościow|osobist)\w{1,3}|(?:расч[её]тн|текущ|сберегательн)\w{1,3} сч[её]т\w{0,2}"
     r"|número de (?:la |mi )?(?:cuenta|conta)|numero (?:di |del )?conto|rekeningnummer|numer (?:mojego )?konta|номер (?:моего )?сч[её]та|hesap numara\w{0,3}"
     r"|tilinumero\w{0,2}|számlaszám\w{0,3}|číslo účtu|broj računa|αριθμός λογαριασμού|رقم الحساب|מספר (?:ה)?חשבון|계좌 ?번호|银行账号|銀行帳號)"
-    r"\D{0,20}?(?<![\d.,/-])\d(?:[ .-]?\d){7,19}(?![\w-]|[.,/]\d)")
+    # (a number, not an amount of money or a date: "opened on 2019-05-12")
+    r"\D{0,20}?(?<![\d.,/$€£¥-])(?!\d{1,4}([.-])\d{1,2}\1\d{2,4}(?!\d))\d(?:[ .-]?\d){7,19}(?![\w-]|[.,/]\d)")
 
 
 def _domestic_account(plain: str) -> bool:
@@ -1368,8 +1451,36 @@ def _wallet_mnemonic(plain: str) -> bool:
                for checker, vocabulary in _mnemonic_word_lists(_CHINESE_LANGUAGES))
 
 
+# Stripe's publishable keys are meant for the page's source: public by
+# design, unlike its secret (sk_) and restricted (rk_) keys.
+_PUBLISHABLE_KEY = re.compile(r"\bpk_(?:live|test)_[A-Za-z0-9]{16,200}")
+
+# Numbers published as the examples everyone copies, valid by their checks
+# and owned by nobody: Wikipedia's and the IBAN registry's sample IBANs, and
+# the payment providers' test cards (Stripe's, PayPal's and Braintree's
+# documentation). One passes where the text presents it as an example ("the
+# sample IBAN in the bank's guide", "the documented DE89 ..."); given as
+# someone's own ("my IBAN is DE89 ...") it is read as any other, since a
+# user may well test the filter with one.
+_PUBLISHED_SAMPLE_NUMBERS = frozenset("""
+GB82WEST12345698765432 DE89370400440532013000 GB29NWBK60161331926819 FR1420041010050500013M02606
+4111111111111111 4242424242424242 4012888888881881 4000056655665556 4000000000000002
+5555555555554444 5105105105105100 5200828282828210 2223003122003222
+378282246310005 371449635398431 6011111111111117 6011000990139424 3566002020360505 30569309025904
+""".split())
+
+
+_SAMPLE_WORDS = re.compile(
+    r"(?i:\b(?:examples?|samples?|documented|documentation|docs|guide|tutorial|test(?:s|ing)?|sandbox|demo|dummy|placeholder|e\.g\.)\b)")
+
+
+def _published_sample(candidate: str, plain: str) -> bool:
+    return re.sub(r"[\s-]", "", candidate).upper() in _PUBLISHED_SAMPLE_NUMBERS and bool(_SAMPLE_WORDS.search(plain))
+
+
 def secret_reason(text: str) -> str | None:
     "What kind of secret the text holds, or None."
+    text = _PUBLISHABLE_KEY.sub("<publishable-key>", text)
     plain = unicodedata.normalize("NFKC", strip_hiding_characters(text)).replace("\u00ad", "")
     token = _token_reason(plain)
     if token:
@@ -1386,7 +1497,7 @@ def secret_reason(text: str) -> str | None:
     if _domestic_account(plain):
         return "a bank account number"
     upper = plain.upper()
-    if any(_iban_ok(m.group(1)) for m in _IBAN.finditer(upper)):
+    if any(_iban_ok(m.group(1)) and not _published_sample(m.group(1), plain) for m in _IBAN.finditer(upper)):
         return "an IBAN"
     if _national_id(plain, upper):
         return "a national id number"
