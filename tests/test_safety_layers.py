@@ -608,9 +608,9 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
 
 
 def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_its_report_split():
-    """The poisoning head trains on every split reported before the fifteenth
-    round (fresh9 to fresh18 included) and the sets written for it, and never on
-    the round's report split, fresh19, with which it shares no entry."""
+    """The poisoning head trains on every split reported before the seventeenth
+    round (fresh9 to fresh20 included) and the sets written for it, and never on
+    the round's report split, fresh21, with which it shares no entry."""
     import sys
     from pathlib import Path
 
@@ -621,12 +621,13 @@ def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_
         import train_poisoning_classifier as training_script
     finally:
         sys.path.remove(str(benchmarks))
-    assert training_script.REPORT_SPLIT == "fresh19" not in training_script.READ_SPLITS
+    assert training_script.REPORT_SPLIT == "fresh21" not in training_script.READ_SPLITS
+    assert "fresh22" not in training_script.READ_SPLITS
     assert {"fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17",
-            "fresh18", "directed", "directed2"} <= set(training_script.READ_SPLITS)
+            "fresh18", "fresh19", "fresh20", "directed", "directed2"} <= set(training_script.READ_SPLITS)
     report = {" ".join(json.loads(line)["text"].split()).casefold()
               for name in ("injection", "ordinary", "secrets", "near_miss")
-              for line in (corpora / "fresh19" / f"{name}.jsonl").open(encoding="utf-8")}
+              for line in (corpora / "fresh21" / f"{name}.jsonl").open(encoding="utf-8")}
     trained_on, labels, _ = training_script.training_set()
     assert labels.sum() > 1000 and report.isdisjoint(" ".join(text.split()).casefold() for text in trained_on)
 
