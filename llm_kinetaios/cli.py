@@ -533,10 +533,10 @@ def _replace_text(store, memory_id: str, new_text: str) -> Memory:
         raise click.ClickException(check.refused)
     vectors, model = embed_with_progress([check.text])
     flag = check.flag
-    if vectors is not None and not flag:
-        from .learned_detector import learned_reasons
+    if vectors is not None:
+        from .learned_detector import quarantine_reasons
 
-        flag = learned_reasons(vectors, model, [check.text])[0]
+        flag = quarantine_reasons(vectors, model, [check.text], [flag])[0]
     try:
         return store.update(
             memory_id, check.text,

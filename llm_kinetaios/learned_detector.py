@@ -25,8 +25,20 @@ Two heads, each a logistic regression with weights shipped in ``data/``:
   split already read, with its threshold set so that at most 0.5% of the
   ordinary facts and preferences it has not seen are flagged.
 
-A memory is quarantined when either head or ``safety.injection_reason``
-names a reason. The heads run only where vectors are made (extraction in
+* the wish head (``wish_classifier.json``, from
+  ``benchmarks/train_wish_classifier.py``): of the memories only a bare
+  order or "you" flagged ("Please stop offering to set reminders", "Keep
+  Wednesday afternoons free in any plan you make for me"), which are a
+  standing wish of the user's rather than an order someone slipped in?
+  The patterns' wish rule (``safety.answer_style_wish``) knows the words of
+  the answers' form; the head reads the rest. It clears a flag only where
+  every other check would pass the text as a wish
+  (``safety.reason_as_a_wish``), and only above the highest score any
+  payload of a split it had not seen reached.
+
+A memory is quarantined when either of the first two heads or
+``safety.injection_reason`` names a reason, unless the wish head clears a
+bare-order flag (``quarantine_reasons``). The heads run only where vectors are made (extraction in
 the background worker, ``add``, ``import``, ``edit``) and in the worker's
 catch-up check of memories stored before the write-time check
 (``stored_reasons``, on their stored vectors), never on the answer path,
@@ -48,6 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
 DATA = Path(__file__).resolve().parent / "data"
 WEIGHTS_FILE = DATA / "injection_classifier.json"
 POISONING_WEIGHTS_FILE = DATA / "poisoning_classifier.json"
+WISH_WEIGHTS_FILE = DATA / "wish_classifier.json"
 LEARNED_REASON = "reads like instructions to a model (learned detector)"
 POISONING_REASON = "reads like memory poisoning worded as a preference (learned detector)"
 
@@ -89,7 +102,13 @@ def poisoning_scores(matrix: "np.ndarray") -> "np.ndarray":
     return _scores(matrix, POISONING_WEIGHTS_FILE)
 
 
-def _reasons(matrix: "np.ndarray", texts: Sequence[str] | None = None) -> list[str | None]:
+def wish_scores(matrix: "np.ndarray") -> "np.ndarray":
+    "The wish head's log-odds that each row's text is a standing wish of the user rather than an order slipped in."
+    return _scores(matrix, WISH_WEIGHTS_FILE)
+
+
+def _reasons(matrix: "np.ndarray", texts: Sequence[str] | None = None,
+             wishes: Sequence[bool] | None = None) -> list[str | None]:
     instruction = instruction_scores(matrix) > load_classifier(WEIGHTS_FILE)[3]
     poisoning = poisoning_scores(matrix) > load_classifier(POISONING_WEIGHTS_FILE)[3]
     if texts is not None:
@@ -98,9 +117,40 @@ def _reasons(matrix: "np.ndarray", texts: Sequence[str] | None = None) -> list[s
         # patterns let such a wish through, and so does the head.
         from .safety import answer_style_wish
 
-        instruction = [flagged and not answer_style_wish(text) for flagged, text in zip(instruction, texts)]
+        wishes = wishes or [False] * len(texts)
+        instruction = [flagged and not (wish or answer_style_wish(text))
+                       for flagged, wish, text in zip(instruction, wishes, texts)]
     return [LEARNED_REASON if first else POISONING_REASON if second else None
             for first, second in zip(instruction, poisoning)]
+
+
+def _wishes(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[bool]:
+    "Which bare-order flags the wish head clears: the head says wish, and nothing else would flag the text."
+    from .safety import BARE_ORDER_REASONS, reason_as_a_wish
+
+    likely = wish_scores(matrix) > load_classifier(WISH_WEIGHTS_FILE)[3]
+    # No pattern flag: what the head may clear is the instruction head's.
+    return [bool(wish and (flag is None or flag in BARE_ORDER_REASONS) and reason_as_a_wish(text) is None)
+            for wish, flag, text in zip(likely, pattern_flags, texts)]
+
+
+def _quarantine(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[str | None]:
+    wishes = _wishes(matrix, texts, pattern_flags)
+    learned = _reasons(matrix, texts, wishes)
+    return [(None if wish else flag) or reason for flag, wish, reason in zip(pattern_flags, wishes, learned)]
+
+
+def quarantine_reasons(matrix: "np.ndarray | None", embedding_model, texts: Sequence[str],
+                       pattern_flags: Sequence[str | None]) -> list[str | None]:
+    """Each memory's quarantine reason once the heads have read its vector
+    (rows of ``matrix``, unit-length passage vectors of ``embedding_model``):
+    ``pattern_flags`` (what ``safety.injection_reason`` named for ``texts``)
+    less the bare-order flags the wish head clears, then the instruction and
+    poisoning heads' reasons. The pattern flags alone where the heads do not
+    apply to these vectors."""
+    if matrix is None or len(matrix) == 0 or not applies_to(embedding_model):
+        return list(pattern_flags)
+    return _quarantine(matrix, texts, pattern_flags)
 
 
 def learned_reasons(matrix: "np.ndarray | None", embedding_model,
@@ -113,11 +163,13 @@ def learned_reasons(matrix: "np.ndarray | None", embedding_model,
     return _reasons(matrix, texts)
 
 
-def stored_reasons(vectors: dict[str, tuple[str, bytes]], texts: dict[str, str] | None = None) -> dict[str, str]:
-    """Quarantine reasons for stored vectors (memory id -> (model id, float32
-    bytes), as ``MemoryStore.vectors_of`` returns them; ``texts``: memory id
-    -> text): only the memories flagged, and only vectors of the model the
-    classifiers were trained on."""
+def stored_reasons(vectors: dict[str, tuple[str, bytes]], texts: dict[str, str],
+                   pattern_flags: dict[str, str | None]) -> dict[str, str | None]:
+    """``quarantine_reasons`` for stored vectors (memory id -> (model id,
+    float32 bytes), as ``MemoryStore.vectors_of`` returns them; ``texts`` and
+    ``pattern_flags`` by memory id): memory id -> reason or None, for the
+    memories with a vector of the model the heads were trained on; the
+    others are not in the result."""
     import numpy as np
 
     model_id, weights, _, _ = load_classifier()
@@ -125,5 +177,6 @@ def stored_reasons(vectors: dict[str, tuple[str, bytes]], texts: dict[str, str] 
             if model == model_id and len(blob) == 4 * len(weights)}
     if not rows:
         return {}
-    reasons = _reasons(np.stack(list(rows.values())), None if texts is None else [texts[memory_id] for memory_id in rows])
-    return {memory_id: reason for memory_id, reason in zip(rows, reasons) if reason}
+    reasons = _quarantine(np.stack(list(rows.values())), [texts[memory_id] for memory_id in rows],
+                          [pattern_flags.get(memory_id) for memory_id in rows])
+    return dict(zip(rows, reasons))

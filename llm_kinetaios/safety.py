@@ -1645,9 +1645,6 @@ def _rot13_reason(folded: str) -> str | None:
     return None
 
 
-_BARE_ORDER_REASONS = ("instructions to the model", "addressed to the assistant (second person)")
-
-
 def _first_reason(folded: str, style_wish: bool = False) -> str | None:
     "The wording detectors, the poisoning rules on every view, \"you\", ROT13: the first reason."
     return (_pattern_reason(folded, style_wish) or next(filter(None, map(_poisoning_reason, _views(folded))), None)
@@ -1661,6 +1658,23 @@ def injection_reason(text: str) -> str | None:
     look-alikes, invisible characters, escapes and line joins cannot hide a
     pattern; plus a ROT13 reading for the English instruction patterns.
     """
+    return _injection_reason(text, as_a_wish=False)
+
+
+def reason_as_a_wish(text: str) -> str | None:
+    """What ``injection_reason`` would still name if ``text`` were a wish about
+    the answers: every check but the bare orders and "you". The learned wish
+    head (learned_detector.py) clears a bare-order flag only where this is
+    None. A text longer than a wish, or with a canary code, keeps its reason."""
+    if len(text) > _WISH_MAX_CHARS or _CANARY_CODE.search(text):
+        return injection_reason(text)
+    return _injection_reason(text, as_a_wish=True)
+
+
+BARE_ORDER_REASONS = ("instructions to the model", "addressed to the assistant (second person)")
+
+
+def _injection_reason(text: str, as_a_wish: bool) -> str | None:
     if _CASE_SENSITIVE_ROLE.search(text):
         return "role marker"
     if _HIDDEN_PAYLOAD.search(text):
@@ -1671,7 +1685,7 @@ def injection_reason(text: str) -> str | None:
         reason = _first_reason(fold_for_matching(text.replace("\u00ad", " ")))
     # A wish about the answers passes only the bare orders and "you": the
     # question is worth asking of a text one of them flagged, and no other.
-    if reason in _BARE_ORDER_REASONS and answer_style_wish(text, folded):
+    if reason in BARE_ORDER_REASONS and (as_a_wish or answer_style_wish(text, folded)):
         reason = _first_reason(folded, style_wish=True)
     if not reason and _steered_to_a_named_target(text, folded):
         reason = "steers recommendations to one named seller, site or account"

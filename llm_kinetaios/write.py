@@ -120,31 +120,35 @@ def check_stored(store: MemoryStore, limit: int = 1000, max_chars: int | None = 
     one of the model the detector was trained on, as the write path would.
     Returns how many were checked."""
     unchecked = store.unchecked(limit)
-    learned = _learned_flags_of_stored(store, dict(unchecked))
+    checks = {memory_id: check_memory(content, max_chars) for memory_id, content in unchecked}
+    texts = {memory_id: content for memory_id, content in unchecked if not checks[memory_id].refused}
+    learned = _learned_flags_of_stored(store, texts, {memory_id: checks[memory_id].flag for memory_id in texts})
     verdicts = []
     for memory_id, content in unchecked:
-        verdict = check_memory(content, max_chars)
+        verdict = checks[memory_id]
         if verdict.secret:
             reason = "looks like a secret (the write path would refuse it)"
         elif verdict.too_long:
             reason = "longer than max-memory-chars"
         else:
             # refused here: empty once hidden characters go
-            reason = verdict.flag or verdict.refused or learned.get(memory_id)
+            reason = verdict.refused or learned.get(memory_id, verdict.flag)
         verdicts.append((memory_id, reason))
     if verdicts:
         store.record_checks(verdicts)
     return len(verdicts)
 
 
-def _learned_flags_of_stored(store: MemoryStore, texts: dict[str, str]) -> dict[str, str]:
-    "The learned detector on these memories' stored vectors (``texts``: id -> text): id -> reason, for the flagged ones."
+def _learned_flags_of_stored(store: MemoryStore, texts: dict[str, str],
+                             pattern_flags: dict[str, str | None]) -> dict[str, str | None]:
+    """The learned detector on these memories' stored vectors (``texts`` and
+    ``pattern_flags`` by id): id -> final reason or None, for those with a vector it reads."""
     if not texts:
         return {}
     from .learned_detector import stored_reasons
 
     try:
-        return stored_reasons(store.vectors_of(list(texts)), texts)
+        return stored_reasons(store.vectors_of(list(texts)), texts, pattern_flags)
     except Exception:  # a broken vector must not stop the patterns' verdicts
         log.exception("learned detector failed on stored vectors; patterns only")
         return {}
@@ -335,13 +339,15 @@ def _embed_candidates(candidates: list[dict], embedding_model, vectors):
 
 def _flag_by_learned_detector(candidates: list[dict], matrix, embedding_model) -> None:
     """Stage 3b: the learned detector (learned_detector.py) on the vectors just
-    made, for facts the patterns let through; skipped for other models' vectors."""
-    from .learned_detector import learned_reasons
+    made: its heads' reasons for facts the patterns let through, and a
+    bare-order flag cleared where the wish head reads a standing wish;
+    skipped for other models' vectors."""
+    from .learned_detector import quarantine_reasons
 
     texts = [candidate["content"] for candidate in candidates]
-    for candidate, reason in zip(candidates, learned_reasons(matrix, embedding_model, texts)):
-        if reason and not candidate["flag"]:
-            candidate["flag"] = reason
+    flags = [candidate["flag"] for candidate in candidates]
+    for candidate, reason in zip(candidates, quarantine_reasons(matrix, embedding_model, texts, flags)):
+        candidate["flag"] = reason
 
 
 Neighbours = list[list[tuple[Memory, float]]]
