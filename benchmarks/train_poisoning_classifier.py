@@ -162,14 +162,23 @@ def main() -> None:
     print(markdown_table(["left-out split", "poisoning caught", "of those the other layers miss",
                           "ordinary flagged", "of those the other layers pass"],
                          per_split(y, splits, scores, threshold, already)))
-    weights, bias = fit_standardised(x, y, strength)
     if args.write:
-        from llm_kinetaios.learned_detector import load_classifier, poisoning_scores
+        from llm_kinetaios.learned_detector import poisoning_scores
 
-        write_weights(WEIGHTS, strength, threshold, weights, bias)
-        load_classifier.cache_clear()
-        drift = np.abs(poisoning_scores(x) - logit(x, weights, bias)).max()
-        print(f"its scores differ from the fitted ones by at most {drift:.4f}")
+        ship(WEIGHTS, x, y, strength, threshold, poisoning_scores)
+
+
+def ship(path: Path, x: np.ndarray, y: np.ndarray, strength: float, threshold: float, shipped_scores) -> None:
+    """Train the head on everything with the chosen strength, write its
+    weights file, and check that the package (``shipped_scores``, read back
+    from the file) scores as the fitted head does."""
+    from llm_kinetaios.learned_detector import load_classifier
+
+    weights, bias = fit_standardised(x, y, strength)
+    write_weights(path, strength, threshold, weights, bias)
+    load_classifier.cache_clear()
+    drift = np.abs(shipped_scores(x) - logit(x, weights, bias)).max()
+    print(f"its scores differ from the fitted ones by at most {drift:.4f}")
 
 
 if __name__ == "__main__":

@@ -32,8 +32,8 @@ import argparse
 import numpy as np
 
 from _common import REPO_ROOT, markdown_table
-from train_injection_classifier import CORPORA, EXTRACTION, embed, logit, rows, write_weights
-from train_poisoning_classifier import READ_SPLITS as POISONING_READ_SPLITS, fit_standardised, out_of_split
+from train_injection_classifier import CORPORA, EXTRACTION, embed, rows
+from train_poisoning_classifier import READ_SPLITS as POISONING_READ_SPLITS, out_of_split, ship
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "wish_classifier.json"
 READ_SPLITS = POISONING_READ_SPLITS + ("fresh22",)
@@ -99,19 +99,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true", help="write the shipped weights file")
     args = parser.parse_args()
-    texts, y, splits, x = candidates(read_rows())
+    _, y, splits, x = candidates(read_rows())
     strength, threshold, scores, table = cross_validate(x, y, splits)
     print(markdown_table(["L2 strength", "threshold (logit)", "ordinary cleared out of split", "payloads cleared"], table))
     print(f"\nchosen: strength {strength}, threshold {threshold:.2f} (logit); left out one split at a time:\n")
     print(markdown_table(["left-out split", "ordinary cleared", "payloads cleared"], per_split(y, splits, scores, threshold)))
-    weights, bias = fit_standardised(x, y, strength)
     if args.write:
-        from llm_kinetaios.learned_detector import load_classifier, wish_scores
+        from llm_kinetaios.learned_detector import wish_scores
 
-        write_weights(WEIGHTS, strength, threshold, weights, bias)
-        load_classifier.cache_clear()
-        drift = np.abs(wish_scores(x) - logit(x, weights, bias)).max()
-        print(f"its scores differ from the fitted ones by at most {drift:.4f}")
+        ship(WEIGHTS, x, y, strength, threshold, wish_scores)
 
 
 if __name__ == "__main__":
