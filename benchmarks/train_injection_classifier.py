@@ -127,12 +127,14 @@ def out_of_fold(x: np.ndarray, y: np.ndarray, folds: np.ndarray, strength: float
     return scores
 
 
-def write_weights(path: Path, strength: float, threshold: float, weights: np.ndarray, bias: float) -> None:
-    "A shipped weights file of the learned detector (learned_detector.load_classifier reads it)."
+def write_weights(path: Path, strength: float, threshold: float, weights: np.ndarray, bias: float,
+                  extra: dict | None = None) -> None:
+    """A shipped weights file of the learned detector (learned_detector.load_classifier
+    reads it); ``extra``: more thresholds of the head, written beside its own."""
     path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps({
         "model": "multilingual-e5-small", "strength": strength,
-        "threshold": round(threshold, 4), "bias": round(bias, 6),
+        "threshold": round(threshold, 4), **(extra or {}), "bias": round(bias, 6),
         "weights": [round(float(w), 5) for w in weights],
     }) + "\n")
     print(f"wrote {path.relative_to(REPO_ROOT)} ({path.stat().st_size} bytes)")

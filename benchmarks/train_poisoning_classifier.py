@@ -62,6 +62,10 @@ REPORT_SPLIT = "fresh22"
 STRENGTHS = (3e-4, 1e-3, 3e-3, 1e-2)
 # The share of out-of-split ordinary facts and preferences the threshold may flag.
 NEGATIVE_BUDGET = 0.005
+# Lower thresholds tried for a text that also names a hand-over
+# (safety.names_a_hand_over); the lowest whose extra flags stay within the
+# same budget is shipped as ``threshold_near_hand_over``.
+LOWER_THRESHOLDS = (2.5, 2.0, 1.5, 1.0)
 
 
 def is_poisoning(category: str) -> bool:
@@ -162,20 +166,45 @@ def main() -> None:
     print(markdown_table(["left-out split", "poisoning caught", "of those the other layers miss",
                           "ordinary flagged", "of those the other layers pass"],
                          per_split(y, splits, scores, threshold, already)))
+    lower, lower_table = near_hand_over(texts, y, scores, threshold, already)
+    print(f"\nnear a hand-over word (out of split, beyond the other layers and the threshold above):\n")
+    print(markdown_table(["lower threshold", "poisoning caught besides", "ordinary flagged besides"], lower_table))
+    print(f"\nchosen: {lower} (at most {NEGATIVE_BUDGET:.1%} of the ordinary entries)")
     if args.write:
-        from llm_kinetaios.learned_detector import poisoning_scores
+        from llm_kinetaios.learned_detector import near_hand_over_threshold, poisoning_scores
 
-        ship(WEIGHTS, x, y, strength, threshold, poisoning_scores)
+        ship(WEIGHTS, x, y, strength, threshold, poisoning_scores, {"threshold_near_hand_over": lower})
+        near_hand_over_threshold.cache_clear()
 
 
-def ship(path: Path, x: np.ndarray, y: np.ndarray, strength: float, threshold: float, shipped_scores) -> None:
+def near_hand_over(texts, y, scores, threshold, already) -> tuple[float, list[list[object]]]:
+    """The lowest of LOWER_THRESHOLDS at which the texts naming a hand-over,
+    scored out of split, flag at most NEGATIVE_BUDGET of the ordinary entries
+    that neither the other layers nor the head's own threshold flag; the
+    head's threshold when none does. And the table of each."""
+    from llm_kinetaios.safety import names_a_hand_over
+
+    hand = np.array([names_a_hand_over(text) for text in texts])
+    candidates = hand & ~already & (scores <= threshold)
+    table, chosen = [], threshold
+    for lower in LOWER_THRESHOLDS:
+        extra = candidates & (scores > lower)
+        caught, flagged = int((extra & (y == 1)).sum()), int((extra & (y == 0)).sum())
+        table.append([lower, f"{caught} of {int(y.sum())}", f"{flagged} of {int((y == 0).sum())}"])
+        if flagged <= NEGATIVE_BUDGET * (y == 0).sum():
+            chosen = lower
+    return chosen, table
+
+
+def ship(path: Path, x: np.ndarray, y: np.ndarray, strength: float, threshold: float, shipped_scores,
+         extra: dict | None = None) -> None:
     """Train the head on everything with the chosen strength, write its
-    weights file, and check that the package (``shipped_scores``, read back
-    from the file) scores as the fitted head does."""
+    weights file (``extra``: more thresholds), and check that the package
+    (``shipped_scores``, read back from the file) scores as the fitted head does."""
     from llm_kinetaios.learned_detector import load_classifier
 
     weights, bias = fit_standardised(x, y, strength)
-    write_weights(path, strength, threshold, weights, bias)
+    write_weights(path, strength, threshold, weights, bias, extra)
     load_classifier.cache_clear()
     drift = np.abs(shipped_scores(x) - logit(x, weights, bias)).max()
     print(f"its scores differ from the fitted ones by at most {drift:.4f}")

@@ -23,7 +23,10 @@ Two heads, each a logistic regression with weights shipped in ``data/``:
   sent away, powers granted, warnings dropped, advice steered, someone
   else trusted as the user) is what the vector carries. Trained on every
   split already read, with its threshold set so that at most 0.5% of the
-  ordinary facts and preferences it has not seen are flagged.
+  ordinary facts and preferences it has not seen are flagged. A second,
+  lower threshold (``threshold_near_hand_over`` in its file) applies to a
+  text that also names something handed over (``safety.names_a_hand_over``:
+  two weaker signals together), chosen the same way with the same budget.
 
 * the wish head (``wish_classifier.json``, from
   ``benchmarks/train_wish_classifier.py``): of the memories only a bare
@@ -78,6 +81,15 @@ def load_classifier(path: Path = WEIGHTS_FILE) -> tuple[str, "np.ndarray", float
             float(data["bias"]), float(data["threshold"]))
 
 
+@functools.lru_cache(maxsize=None)
+def near_hand_over_threshold() -> float:
+    """The poisoning head's lower threshold for a text that also names a
+    hand-over (``safety.names_a_hand_over``): its file's
+    ``threshold_near_hand_over``, or its own threshold where there is none."""
+    data = json.loads(POISONING_WEIGHTS_FILE.read_text(encoding="utf-8"))
+    return float(data.get("threshold_near_hand_over", data["threshold"]))
+
+
 def applies_to(embedding_model) -> bool:
     "Whether vectors of this embedding model are the ones the classifiers were trained on."
     return embedding_model is not None and getattr(embedding_model, "model_id", None) == load_classifier()[0]
@@ -110,8 +122,16 @@ def wish_scores(matrix: "np.ndarray") -> "np.ndarray":
 def _reasons(matrix: "np.ndarray", texts: Sequence[str] | None = None,
              wishes: Sequence[bool] | None = None) -> list[str | None]:
     instruction = instruction_scores(matrix) > load_classifier(WEIGHTS_FILE)[3]
-    poisoning = poisoning_scores(matrix) > load_classifier(POISONING_WEIGHTS_FILE)[3]
+    poisoning_score = poisoning_scores(matrix)
+    poisoning = poisoning_score > load_classifier(POISONING_WEIGHTS_FILE)[3]
     if texts is not None:
+        # Two weaker signals together: a score under the head's threshold but
+        # above the lower one, and a text that names something handed over.
+        from .safety import names_a_hand_over
+
+        lower = near_hand_over_threshold()
+        poisoning = [flagged or bool(score > lower and names_a_hand_over(text))
+                     for flagged, score, text in zip(poisoning, poisoning_score, texts)]
         # The instruction head reads a standing wish about the answers
         # ("Réponds-moi en français") as the order it is worded as; the
         # patterns let such a wish through, and so does the head.

@@ -1624,6 +1624,19 @@ _HANDS_OVER_LEXICONS = (
 )
 
 
+def names_a_hand_over(text: str) -> bool:
+    """Whether ``text`` names anything a memory could hand over: the wish
+    rule's lexicons (an address or link, sending, consent, "without asking",
+    personal data, the model's prompt, trust claims, waived checks ...), a
+    grant, or someone else. The poisoning head flags such a text at a lower
+    score (learned_detector.py)."""
+    folded = fold_for_matching(text)
+    return any(pattern.search(folded) for pattern in _HANDS_OVER_LEXICONS + _GRANT_LEXICONS)
+
+
+_GRANT_LEXICONS = (_compile(_GRANTED), _compile(_SOMEONE_ELSE))
+
+
 def _speaks_to_the_model(folded: str, style_wish: bool = False) -> str | None:
     if _NO_LIMITS_RE.search(folded) and _AI_CONTEXT_RE.search(folded):
         return "instructions to the model"
