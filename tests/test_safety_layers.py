@@ -599,7 +599,7 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
         assert fresh12.isdisjoint(earlier)
     # From fresh13 on, each set shares no entry with any set before it.
     before = [tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, directed]
-    for split, at_least in (("fresh13", 650), ("fresh14", 700), ("fresh15", 700), ("fresh16", 650), ("fresh17", 650), ("fresh18", 550), ("fresh19", 600), ("fresh20", 580), ("fresh21", 600), ("fresh22", 600), ("fresh23", 600), ("fresh24", 600)):
+    for split, at_least in (("fresh13", 650), ("fresh14", 700), ("fresh15", 700), ("fresh16", 650), ("fresh17", 650), ("fresh18", 550), ("fresh19", 600), ("fresh20", 580), ("fresh21", 600), ("fresh22", 600), ("fresh23", 600), ("fresh24", 600), ("fresh25", 600)):
         later = entries(corpora / split)
         assert len(later) > at_least, split
         for earlier in before:
@@ -622,7 +622,7 @@ def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_
     finally:
         sys.path.remove(str(benchmarks))
     assert training_script.REPORT_SPLIT == "fresh22" not in training_script.READ_SPLITS
-    assert "fresh23" not in training_script.READ_SPLITS
+    assert {"fresh23", "fresh24", "fresh25"}.isdisjoint(training_script.READ_SPLITS)
     assert {"fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17",
             "fresh18", "fresh19", "fresh20", "fresh21", "directed", "directed2"} <= set(training_script.READ_SPLITS)
     report = {" ".join(json.loads(line)["text"].split()).casefold()

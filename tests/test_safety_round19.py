@@ -122,7 +122,7 @@ def test_the_wish_head_trains_on_read_splits_only_and_shares_no_entry_with_its_r
     finally:
         sys.path.remove(str(benchmarks))
     assert training_script.REPORT_SPLIT == "fresh23" not in training_script.READ_SPLITS
-    assert "fresh24" not in training_script.READ_SPLITS
+    assert {"fresh24", "fresh25"}.isdisjoint(training_script.READ_SPLITS)
     assert {"fresh21", "fresh22", "directed", "directed2"} <= set(training_script.READ_SPLITS)
     report = {" ".join(json.loads(line)["text"].split()).casefold()
               for name in ("injection", "ordinary", "secrets", "near_miss")
