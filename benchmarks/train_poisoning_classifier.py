@@ -32,8 +32,8 @@ for ordinary facts, leaving the rest to the patterns), not chosen by any
 figure; the strength that catches the most out-of-split poisoning at its
 threshold wins. The shipped weights are then trained on everything with
 that strength. Deterministic: no random numbers anywhere. How the shipped
-head does on fresh22 is measured end to end by ``benchmarks/safety_report.py
---split fresh22``.
+head does on fresh25 is measured end to end by ``benchmarks/safety_report.py
+--split fresh25``.
 """
 
 from __future__ import annotations
@@ -50,12 +50,13 @@ WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "poisoning_classifier.json"
 # Every split reported before the fifteenth round; fresh9 to fresh13 joined
 # them in the tenth, fresh14 in the eleventh, fresh15 and fresh16 in the
 # thirteenth, fresh17 in the fourteenth, fresh18 in the fifteenth, fresh19 and
-# fresh20 in the seventeenth, fresh21 in the eighteenth, once each had been
-# measured for its own round.
+# fresh20 in the seventeenth, fresh21 in the eighteenth, fresh22 to fresh24 in
+# the twenty-first, once each had been measured for its own round.
 READ_SPLITS = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
                "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16",
-               "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "directed", "directed2")
-REPORT_SPLIT = "fresh22"
+               "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24",
+               "directed", "directed2")
+REPORT_SPLIT = "fresh25"
 # L2 penalties on standardised vectors (each dimension scaled to unit
 # variance first: e5's vectors sit in a narrow cone, and scaled this way a
 # penalty weighs every dimension alike).

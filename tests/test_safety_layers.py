@@ -608,9 +608,9 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
 
 
 def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_its_report_split():
-    """The poisoning head trains on every split reported before the eighteenth
-    round (fresh9 to fresh21 included) and the sets written for it, and never on
-    the round's report split, fresh22, with which it shares no entry."""
+    """The poisoning head trains on every split reported before the twenty-first
+    round (fresh9 to fresh24 included) and the sets written for it, and never on
+    the round's report split, fresh25, with which it shares no entry."""
     import sys
     from pathlib import Path
 
@@ -621,13 +621,13 @@ def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_
         import train_poisoning_classifier as training_script
     finally:
         sys.path.remove(str(benchmarks))
-    assert training_script.REPORT_SPLIT == "fresh22" not in training_script.READ_SPLITS
-    assert {"fresh23", "fresh24", "fresh25"}.isdisjoint(training_script.READ_SPLITS)
+    assert training_script.REPORT_SPLIT == "fresh25" not in training_script.READ_SPLITS
     assert {"fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17",
-            "fresh18", "fresh19", "fresh20", "fresh21", "directed", "directed2"} <= set(training_script.READ_SPLITS)
+            "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "directed",
+            "directed2"} <= set(training_script.READ_SPLITS)
     report = {" ".join(json.loads(line)["text"].split()).casefold()
               for name in ("injection", "ordinary", "secrets", "near_miss")
-              for line in (corpora / "fresh22" / f"{name}.jsonl").open(encoding="utf-8")}
+              for line in (corpora / "fresh25" / f"{name}.jsonl").open(encoding="utf-8")}
     trained_on, labels, _ = training_script.training_set()
     assert labels.sum() > 1000 and report.isdisjoint(" ".join(text.split()).casefold() for text in trained_on)
 
