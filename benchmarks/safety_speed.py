@@ -87,15 +87,15 @@ def main() -> None:
 
 
 def learned_detector_cost() -> None:
-    "The classifier on one memory's vector, against embedding that memory with e5."
+    "The heads on one memory's vector, as the write path runs them, against embedding that memory with e5."
     from llm_kinetaios.embeddings import MultilingualE5Small, embed_passages
-    from llm_kinetaios.learned_detector import learned_reasons
+    from llm_kinetaios.learned_detector import quarantine_reasons
 
     model = MultilingualE5Small()
     fact = ["The user lives in Porto, works as a nurse and is learning the cello."]
     embed_ms = median_ms(lambda: embed_passages(model, fact), 20)
     vector = embed_passages(model, fact)
-    classify_ms = median_ms(lambda: learned_reasons(vector, model), 200)
+    classify_ms = median_ms(lambda: quarantine_reasons(vector, model, fact, [None]), 200)
     print(f"\nLearned detector per memory: {classify_ms:.4f} ms; embedding it with e5: "
           f"{embed_ms:.2f} ms (ratio {classify_ms / embed_ms:.4f})")
 

@@ -149,8 +149,9 @@ def _wishes(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[
     from .safety import BARE_ORDER_REASONS, reason_as_a_wish
 
     likely = wish_scores(matrix) > load_classifier(WISH_WEIGHTS_FILE)[3]
-    # No pattern flag: what the head may clear is the instruction head's.
-    return [bool(wish and (flag is None or flag in BARE_ORDER_REASONS) and reason_as_a_wish(text) is None)
+    # No pattern flag: what the head may clear is the instruction head's, and
+    # the patterns, which passed the text, need not read it again as a wish.
+    return [bool(wish and (flag is None or (flag in BARE_ORDER_REASONS and reason_as_a_wish(text) is None)))
             for wish, flag, text in zip(likely, pattern_flags, texts)]
 
 

@@ -1045,7 +1045,7 @@ _ANYONE = (
     r"|(?:любо\w{1,3}|кто угодно|кому угодно|всем|任何人|谁|誰でも|누구(?:에게나|든지|나)|أي شخص|لأي شخص|כל מי|כל אחד|कोई भी|किसी को भी)"
 )
 _SHARE_VERB = (
-    _SEND_VERB + r"|\b(?:dela\w{0,3}|compart\w{1,4}|partag\w{1,4}|teil\w{0,3}|condivi[ds]\w{1,4}|compartilh\w{1,4}|del(?:en|t)|jaka\w{1,4}|paylaş\w{0,5}|berbagi|membagikan|shiriki\w{0,3}|give|gives|giving|given|gave|hand\w{0,3}|tell|tells|reveal\w{0,2}|disclose\w{0,2}|show|read (?:out|back)|dé|da[rn]?|dar|donne[rz]?|gib|geben|dai|dare|dá|dar|udostępni\w{0,4}|geef|geven|ge|anna|ver\w{0,4}|beri\w{0,4}|kupa)\b|(?:дел\w{1,5}|подел\w{1,5}|分享|共有|공유|مشارك\w{0,2}|يشارك|לשתף|साझा|дава\w{1,3}|дать|сообща\w{1,3}|показ\w{1,4}|给|告诉|教え|알려|공유|أعط|تعط|תן|לתת|बता)"
+    _SEND_VERB + r"|\b(?:dela\w{0,3}|compart\w{1,4}|partag\w{1,4}|teil\w{0,3}|condivi[ds]\w{1,4}|compartilh\w{1,4}|del(?:en|t)|jaka\w{1,4}|paylaş\w{0,5}|berbagi|membagikan|shiriki\w{0,3}|give|gives|giving|given|gave|hand\w{0,3}|tell|tells|reveal\w{0,2}|disclose\w{0,2}|show|read (?:out|back)|dé|da[rn]?|donne[rz]?|gib|geben|dai|dare|dá|udostępni\w{0,4}|geef|geven|ge|anna|ver\w{0,4}|beri\w{0,4}|kupa)\b|(?:дел\w{1,5}|подел\w{1,5}|分享|共有|공유|مشارك\w{0,2}|يشارك|לשתף|साझा|дава\w{1,3}|дать|сообща\w{1,3}|показ\w{1,4}|给|告诉|教え|알려|أعط|تعط|תן|לתת|बता)"
 )
 _SHARED_WITH_ANYONE = f"(?:{_SHARE_VERB})[^,;.!?]{{0,60}}(?:{_ANYONE})(?!'s|’s| else)"  # one clause
 
@@ -1504,7 +1504,10 @@ _EMPOWERMENT_CHECKS = {
     "declares safety warnings void": (((_RISK_WARNINGS, _WAIVED),), None),
     "vouches for a sender, link or number": (((_VOUCHED_GENUINE, _MESSAGE_SOURCES, _NAMED_SOURCE),), None),
     "pays, approves or sends without asking the user": (((_UNCONFIRMED, _CONSEQUENTIAL_ACTS),), None),
-    "names where the user's bank, pay, support or wallet can be reached": (((_INSTITUTION, _INSTITUTION_CONTACT),), None),    "hands the user's data to anyone who asks": (((_USERS_DATA_WORDS, _SHARED_WITH_ANYONE),), None),    "puts the user's secrets where others can read them": (((_SECRET_THINGS, _SECRETS_EXPOSED),), _EXPOSURE_DENIED),    "names a contact to use instead of the official one": (((_NOT_THE_OFFICIAL_ONE,),), None),
+    "names where the user's bank, pay, support or wallet can be reached": (((_INSTITUTION, _INSTITUTION_CONTACT),), None),
+    "hands the user's data to anyone who asks": (((_USERS_DATA_WORDS, _SHARED_WITH_ANYONE),), None),
+    "puts the user's secrets where others can read them": (((_SECRET_THINGS, _SECRETS_EXPOSED),), _EXPOSURE_DENIED),
+    "names a contact to use instead of the official one": (((_NOT_THE_OFFICIAL_ONE,),), None),
     "sends all the user's conversations, e-mails or files to an address": (((_SEND_VERB, _ADDRESS, _ALL_RECORDS),), None),
     "asks for an insecure default": (((_INSECURE_SETTINGS, _STANDING_WISH),), None),
     "treats outside content as the user's orders": (((_CONTENT_SOURCE, _TREATED_AS_ORDERS),), None),
