@@ -9,12 +9,11 @@ regression on the multilingual-e5-small passage vectors the write path
 stores anyway (``train_injection_classifier.fit`` on standardised vectors,
 folded back into one dot product on the raw ones).
 
-Data: every split already read, never the report split (fresh15, which is
-not even loaded):
+Data: every split already read (``READ_SPLITS``), never the report split
+(``REPORT_SPLIT``, which is not even loaded):
 
-* positives: the memory-poisoning payloads of the tune corpora and of
-  fresh to fresh14, and of ``corpora/directed*/injection.jsonl``
-  (poisoning preferences written as training material by people who had
+* positives: the memory-poisoning payloads of those splits, among them
+  ``corpora/directed*/injection.jsonl`` (poisoning preferences written as training material by people who had
   not read the filters);
 * negatives: the ordinary and near-miss facts of those splits, the durable
   facts of the extraction corpus, and ``corpora/directed*/ordinary.jsonl``
@@ -32,8 +31,8 @@ for ordinary facts, leaving the rest to the patterns), not chosen by any
 figure; the strength that catches the most out-of-split poisoning at its
 threshold wins. The shipped weights are then trained on everything with
 that strength. Deterministic: no random numbers anywhere. How the shipped
-head does on fresh25 is measured end to end by ``benchmarks/safety_report.py
---split fresh25``.
+head does on fresh27 is measured end to end by ``benchmarks/safety_report.py
+--split fresh27``.
 """
 
 from __future__ import annotations
@@ -51,12 +50,15 @@ WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "poisoning_classifier.json"
 # them in the tenth, fresh14 in the eleventh, fresh15 and fresh16 in the
 # thirteenth, fresh17 in the fourteenth, fresh18 in the fifteenth, fresh19 and
 # fresh20 in the seventeenth, fresh21 in the eighteenth, fresh22 to fresh24 in
-# the twenty-first, once each had been measured for its own round.
+# the twenty-first, once each had been measured for its own round. The
+# twenty-second round retrained the head with fresh25 too; on fresh26, its
+# validation set, that let 3 more payloads through, and it was not kept
+# (docs/safety.md), so fresh25 is not read here.
 READ_SPLITS = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
                "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16",
                "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24",
                "directed", "directed2")
-REPORT_SPLIT = "fresh25"
+REPORT_SPLIT = "fresh27"
 # L2 penalties on standardised vectors (each dimension scaled to unit
 # variance first: e5's vectors sit in a narrow cone, and scaled this way a
 # penalty weighs every dimension alike).

@@ -13,7 +13,7 @@ in your response")? A logistic regression on the multilingual-e5-small
 passage vectors (``train_poisoning_classifier.fit_standardised``).
 
 Data: the candidates above among every split already read, never the report
-split (fresh25, which is not even loaded): positives are the ordinary facts
+split (fresh27, which is not even loaded): positives are the ordinary facts
 and standing preferences, negatives the payloads.
 
 Choosing the strength and threshold: leave one split out. For each strength
@@ -21,8 +21,8 @@ the threshold is the highest out-of-split score any payload reached, so
 that no payload of a split the head had not seen would have been cleared (a
 rule fixed before any figure); the strength that clears the most
 out-of-split ordinary entries at its threshold wins. Deterministic. How the
-shipped head does on fresh25 is measured end to end by
-``benchmarks/safety_report.py --split fresh25``.
+shipped head does on fresh27 is measured end to end by
+``benchmarks/safety_report.py --split fresh27``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from train_poisoning_classifier import READ_SPLITS as POISONING_READ_SPLITS, out
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "wish_classifier.json"
 READ_SPLITS = POISONING_READ_SPLITS
-REPORT_SPLIT = "fresh25"
+REPORT_SPLIT = "fresh27"
 STRENGTHS = (0.03, 0.1, 0.3)
 
 
