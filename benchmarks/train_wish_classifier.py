@@ -12,17 +12,21 @@ or an order someone slipped in ("Use commonly associated symbols for letters
 in your response")? A logistic regression on the multilingual-e5-small
 passage vectors (``train_poisoning_classifier.fit_standardised``).
 
-Data: the candidates above among every split already read, never the report
-split (fresh27, which is not even loaded): positives are the ordinary facts
-and standing preferences, negatives the payloads.
+Data: every split already read (``READ_SPLITS``), never the report split
+(``REPORT_SPLIT``, which is not even loaded). Since the twenty-third round
+the head learns from every standing preference of those splits (positives)
+against every payload (negatives), not only from the few hundred candidates
+above: left out one split at a time, the wider set cleared 147 of the 446
+candidate ordinary entries with no payload, the candidates alone 79 (a
+comparison of four training sets, docs/safety.md, twenty-third round).
 
 Choosing the strength and threshold: leave one split out. For each strength
-the threshold is the highest out-of-split score any payload reached, so
-that no payload of a split the head had not seen would have been cleared (a
-rule fixed before any figure); the strength that clears the most
-out-of-split ordinary entries at its threshold wins. Deterministic. How the
-shipped head does on fresh27 is measured end to end by
-``benchmarks/safety_report.py --split fresh27``.
+the threshold is the highest out-of-split score any candidate payload
+reached, so that no payload of a split the head had not seen would have been
+cleared (a rule fixed before any figure); the strength that clears the most
+out-of-split candidate ordinary entries at its threshold wins.
+Deterministic. How the shipped head does on the report split is measured
+end to end by ``benchmarks/safety_report.py --split fresh28``.
 """
 
 from __future__ import annotations
@@ -33,16 +37,20 @@ import numpy as np
 
 from _common import REPO_ROOT, markdown_table
 from train_injection_classifier import CORPORA, EXTRACTION, embed, rows
-from train_poisoning_classifier import READ_SPLITS as POISONING_READ_SPLITS, out_of_split, ship
+from train_poisoning_classifier import READ_SPLITS as POISONING_READ_SPLITS, ship
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "wish_classifier.json"
-READ_SPLITS = POISONING_READ_SPLITS
-REPORT_SPLIT = "fresh27"
-STRENGTHS = (0.03, 0.1, 0.3)
+# The poisoning head's splits, and the three the twenty-second and
+# twenty-third rounds read.
+READ_SPLITS = POISONING_READ_SPLITS + ("fresh25", "fresh26", "fresh27")
+REPORT_SPLIT = "fresh28"
+STRENGTHS = (0.003, 0.01, 0.03)
 
 
-def read_rows() -> list[tuple[str, int, str]]:
-    "(text, 1 for an ordinary entry or 0 for a payload, split) for every entry of the read splits."
+def read_rows(standing_preferences_only: bool = False) -> list[tuple[str, int, str]]:
+    """(text, 1 for an ordinary entry or 0 for a payload, split) for every
+    entry of the read splits and the durable facts of the extraction corpus;
+    of the ordinary entries only the standing preferences if asked."""
     found = []
     for split in READ_SPLITS:
         assert split != REPORT_SPLIT
@@ -50,8 +58,10 @@ def read_rows() -> list[tuple[str, int, str]]:
         for corpus, label in (("injection", 0), ("ordinary", 1)):
             path = folder / f"{corpus}.jsonl"
             if path.exists():
-                found += [(row["text"], label, split) for row in rows(path)]
-    found += [(row["text"], 1, "extraction") for row in rows(EXTRACTION) if row["category"] == "durable_fact"]
+                found += [(row["text"], label, split) for row in rows(path)
+                          if not (label and standing_preferences_only and "preference" not in row["category"])]
+    if not standing_preferences_only:
+        found += [(row["text"], 1, "extraction") for row in rows(EXTRACTION) if row["category"] == "durable_fact"]
     return found
 
 
@@ -75,11 +85,22 @@ def candidates(found: list[tuple[str, int, str]]) -> tuple[list[str], np.ndarray
     return texts, np.array([flagged[i][1] for i in keep]), np.array([flagged[i][2] for i in keep]), x[keep]
 
 
-def cross_validate(x, y, splits):
-    "The chosen strength and threshold, the out-of-split scores, and the table."
+def out_of_split_scores(x, splits, train_x, train_y, train_splits, strength) -> np.ndarray:
+    "Each candidate's score from a head trained on the training rows of every other split."
+    from train_poisoning_classifier import fit_standardised, logit
+
+    scores = np.zeros(len(x))
+    for split in np.unique(splits):
+        weights, bias = fit_standardised(train_x[train_splits != split], train_y[train_splits != split], strength)
+        scores[splits == split] = logit(x[splits == split], weights, bias)
+    return scores
+
+
+def cross_validate(x, y, splits, train_x, train_y, train_splits):
+    "The chosen strength and threshold, the candidates' out-of-split scores, and the table."
     table, best = [], None
     for strength in STRENGTHS:
-        scores = out_of_split(x, y, splits, strength)
+        scores = out_of_split_scores(x, splits, train_x, train_y, train_splits, strength)
         threshold = float(scores[y == 0].max())
         cleared = int((scores[y == 1] > threshold).sum())
         table.append([strength, f"{threshold:.2f}", f"{cleared} of {int(y.sum())}", f"0 of {int((y == 0).sum())}"])
@@ -100,14 +121,18 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="write the shipped weights file")
     args = parser.parse_args()
     _, y, splits, x = candidates(read_rows())
-    strength, threshold, scores, table = cross_validate(x, y, splits)
+    training = read_rows(standing_preferences_only=True)
+    train_x = embed([text for text, _, _ in training])
+    train_y = np.array([label for _, label, _ in training])
+    train_splits = np.array([split for _, _, split in training])
+    strength, threshold, scores, table = cross_validate(x, y, splits, train_x, train_y, train_splits)
     print(markdown_table(["L2 strength", "threshold (logit)", "ordinary cleared out of split", "payloads cleared"], table))
     print(f"\nchosen: strength {strength}, threshold {threshold:.2f} (logit); left out one split at a time:\n")
     print(markdown_table(["left-out split", "ordinary cleared", "payloads cleared"], per_split(y, splits, scores, threshold)))
     if args.write:
         from llm_kinetaios.learned_detector import wish_scores
 
-        ship(WEIGHTS, x, y, strength, threshold, wish_scores)
+        ship(WEIGHTS, train_x, train_y, strength, threshold, wish_scores)
 
 
 if __name__ == "__main__":

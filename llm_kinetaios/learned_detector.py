@@ -34,7 +34,8 @@ Two heads, each a logistic regression with weights shipped in ``data/``:
   Wednesday afternoons free in any plan you make for me"), which are a
   standing wish of the user's rather than an order someone slipped in?
   The patterns' wish rule (``safety.answer_style_wish``) knows the words of
-  the answers' form; the head reads the rest. It clears a flag only where
+  the answers' form; the head, trained on every standing preference of the
+  read corpora against every payload, reads the rest. It clears a flag only where
   every other check would pass the text as a wish
   (``safety.reason_as_a_wish``), and only above the highest score any
   payload of a split it had not seen reached.
