@@ -164,7 +164,8 @@ _PLACEHOLDER = re.compile(r"^(?:\*+|x+|X+|\.{3}|…|<[^>]*>|\{[^}]*\}|\$\{?\w+\}
 # --- Secrets stated in prose (matched on the folded text) -------------------
 
 _SECRET_WORDS = (
-    r"pass(?:word|wd|code|phrase|kode)s?|pwd|pw(?=\s(?:for|of|to|on|is|=|:|->)|\s?[:=])|pins?(?: code| number)?|wi-?fi (?:key|code)|network key|wpa2? key"
+    # (the PIN's compounds before the bare word: "pinkoden" is no "pin" inside a longer word)
+    r"pass(?:word|wd|code|phrase|kode)s?|pwd|pw(?=\s(?:for|of|to|on|is|=|:|->)|\s?[:=])|pin-?(?:code|kode|kod|koodi)\w{0,2}|pins?(?: code| number)?|(?<!\w)پن(?!\w)|wi-?fi (?:key|code)|network key|wpa2? key"
     r"|security code|cvv|cvc|digicode|"
     # a card's PIN and an access code as other languages name them
     r"code (?:de |d'|du )?(?:ma |la |mon )?carte(?: bancaire| bleue| de crédit)?|código de acesso|código de acceso|code d'accès|codice di accesso|tunnusluku\w{0,3}|"
@@ -229,7 +230,8 @@ _SECRET_WORDS = unicodedata.normalize("NFKC", _SECRET_WORDS)
 _LINK = unicodedata.normalize("NFKC", _LINK)
 # Link words that are also ordinary words elsewhere ("on Monday", "to me"):
 # they only count before a value with a digit in it.
-_WEAK_LINK = r"\s(?:on|e|to|er|je|ni|-|—)\s"
+# (French, Spanish and Italian may put an article before the number: "est le 0679")
+_WEAK_LINK = r"\s(?:on|e|to|er|je|ni|-|—|(?:est|c'est|es|è|é) (?:le|la|el|il|o))\s"
 _WEAK_LINK = unicodedata.normalize("NFKC", _WEAK_LINK)
 _PROSE_PATTERNS = [
     # keyword [filler] link value
@@ -309,7 +311,7 @@ _PINS_VERB_RE = re.compile(_PINS_VERB)
 # A PIN is a number: after its word, four to six digits that are no year
 # count within a few words, with no copula ("ПИН моей карты 7731", "PIN-код
 # от телефона 1357"), as languages that drop it write it.
-_PIN_WORD = re.compile(r"pins?|puk\S{0,8}|пук\S{0,6}|pin-?(?:code|kode|kod|koodi|код)\w{0,2}|пин(?:-код\w{0,2})?|пін(?:-код\w{0,2})?|पिन|পিন|暗証番号")
+_PIN_WORD = re.compile(r"pins?|پن|puk\S{0,8}|пук\S{0,6}|pin-?(?:code|kode|kod|koodi|код)\w{0,2}|пин(?:-код\w{0,2})?|пін(?:-код\w{0,2})?|पिन|পিন|暗証番号")
 _PIN_NUMBER = re.compile(r"[^\s\d]{0,6}(?:\s[^\s\d]{1,20}){0,4}?\s(?!(?:19|20)\d\d(?!\d))\d{4,6}(?![\w-]|[.,:/]\d)")
 
 
@@ -365,18 +367,22 @@ _OPENS_SOMETHING = re.compile(
     r"|\b(?:домофон|калитк|ворот|подъезд|двер|хвіртк|брам|furtk|bram|drzw|bran|brán|dveř|dver|zámk|zamk|trezor|kapu|ajtó|széf|porten|dörren|grind|kassaskåp|portón|bicicleta|bike|alarm panel"
     r"|domofon|förråd|key ?safe|lockbox|schlüsseltresor|schlüsselkasten|boîte à clés|sleutelkast\w{0,2}|kasa|sejf)\w{0,3}\b"
     r"|כספת|דלת|שער|מנעול|אזעקה"
+    # German compounds ending in what opens ("Haustürschlüsseltresor", "Garagentor",
+    # "Schlüsselkästchen"); "tor" only after a gate's kind ("Motor", "Faktor")
+    r"|\b\w{0,20}(?:tür(?:e|en)?|schloss|tresor|schlüssel(?:kasten|kästchen|box|safe)|(?:garagen|hof|garten|einfahrts|eingangs|haupt|roll)tor)\b"
 )
 _CODE_VALUE = re.compile(
     r"(?<![a-z])(?:code|codice|código|codigo|kod\w{0,3}|kode\w{0,3}|koodi\w{0,3}|kód\w{0,3}|код\w{0,2}|κωδικ\w{0,3}|pin|пин|пін|combination|combo|combinaison|combinación|kombination|keypad"
     r"|[הלבמשו]?קוד(?: ה?סודי)?)(?!\w)"
-    # what it opens may take a few words ("the code for the bike lock on the shed is ..."),
+    # what it opens may take a few words ("the code for the bike lock on the shed is ...", German compounds are long),
     # and the code may open with a letter ("B4712")
-    r"(?:\s[^\s\d]{1,20}){0,8}?(?:\s?[:=]\s?|\s(?:is|est|c'est|c’est|es|è|é|ist|lautet|jest|är|er|on|to|je|ni|ass|—|–|-|это|הוא|היא)\s"
+    r"(?:\s[^\s\d]{1,30}){0,8}?(?:\s?[:=]\s?|\s(?:is|est|c'est|c’est|es|è|é|ist|lautet|jest|är|er|on|to|je|ni|ass|—|–|-|это|הוא|היא)\s"
     # languages that drop the copula ("код от домофона 4821", "a kapu kódja 1947"): a code that is no year
     # (a year as one is named: up to 2049, so "code 2092" on a key safe is a code)
     r"|\s(?!(?:19\d\d|20[0-4]\d)(?!\d))(?=\d{4,8}(?![\w-])))"
     # never a date ("expired on 2024-01-05")
-    r"(?!(?:19|20)\d\d(?:-\d\d){1,2}(?![\w-]))(?:[#*]?[a-z]?\d[\d#*a-z-]{2,11}"
+    # (a Russian intercom's code may hold a Cyrillic letter, "789к0871", "9802в")
+    r"(?!(?:19|20)\d\d(?:-\d\d){1,2}(?![\w-]))(?:[#*]?[a-zа-я]?\d[\d#*a-zа-я-]{2,11}"
     # or read out digit by digit or in pairs ("7 3 1 9 0", "61 39 07")
     r"|\d(?: \d){3,7}|\d\d(?: \d\d){2,3})(?![\w])"
 )
@@ -446,7 +452,9 @@ _KEYWORD_UUID = re.compile(
     r"|(?:api[ _-]?key|secret[ _-]?key|client[ _-]?secret|(?:api|server|account|access|auth|secret|bearer|session|bot|refresh|personal access)[ _-]?token)s?"
     r"\b[^\n]{0,20}?\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 _KEYWORD_HEX = re.compile(
-    r"(?:api[ _-]?key|secret|secreto|segreto|secrète?|geheimnis|token|access key|private key|auth|client secret|signing key|encryption key|hmac key)\b.{0,25}?\b(?:0x)?[0-9a-f]{32,128}\b"
+    # (a GCP service account key's "private_key_id" travels with the key it names;
+    # OpenWeatherMap calls its API key "appid")
+    r"(?:api[ _-]?key|secret|secreto|segreto|secrète?|geheimnis|token|access key|private[ _-]?key(?:[ _-]?id)?|auth|client secret|signing key|encryption key|hmac key|appid)\b.{0,25}?\b(?:0x)?[0-9a-f]{32,128}\b"
     # a private key as other languages name it: "der private Schlüssel meiner Wallet: ef22…"
     r"|(?:private[nr]?\s(?:\w+\s)?schlüssel|clé privée|clave privada|chiave privata|chave privada|klucz prywatny|privésleutel|privé sleutel|приватн\w{1,3} ключ|закрыт\w{1,3} ключ|私钥|私鑰|秘密鍵|개인 ?키|özel anahtar)"
     r".{0,40}?\b(?:0x)?[0-9a-f]{64}\b"
@@ -574,6 +582,36 @@ _ASSIGNED = re.compile(
 _NAMED_SECRET_VALUE = re.compile(
     r"(?i:\b(?:token|secret|cookie|jeton|gettone|anahtar|sessionid)\w{0,5}|シークレット|トークン|秘钥|祕鑰|令牌|토큰|시크릿)"
     r"[^\n:=]{0,30}[:=]\s{0,3}[\"'`]?([A-Za-z0-9_~.+/-]{16,200})")
+# A key named by its compound name, then its value after a colon, "=" or
+# only a space ("applicationKey K00…", "client secret ~Wjm~g.t0…", "psk
+# dY4y…", "クライアントシークレットはこれです: …"): a long value mixing upper
+# case, lower case and digits is the key, whatever else it holds (Azure's
+# client secrets hold "~" and ".", which a drawn-letters test reads as code).
+# A public key is no such name.
+_NAMED_KEY_VALUE = re.compile(
+    r"(?i:(?<![a-z])(?<!public )(?:client[ _-]?secret|consumer[ _-]?secret|application[ _-]?key|app[ _-]?(?:key|secret)|secret[ _-]?(?:access[ _-]?)?key"
+    r"|access[ _-]?key|api[ _-]?key|psk|pre-?shared[ _-]?key)s?(?![a-z])"
+    r"|クライアントシークレット|客户端密钥|用戶端密碼|클라이언트 시크릿)"
+    r"[^\n:=]{0,30}?(?:[:=]|\s)\s{0,3}[\"'`]?([A-Za-z0-9_~.+/-]{20,200})")
+# A web session's id after its cookie's name ("sessionid=mjqjpf…",
+# "PHPSESSID=…"): whoever holds it is logged in.
+_SESSION_ID = re.compile(r"(?i:(?<![a-z])(?:php|j|asp\.net_)?sess(?:ion)?[_-]?id)\s?[:=]\s?[\"']?([A-Za-z0-9%_-]{20,300})")
+
+
+def _long_key(value: str) -> bool:
+    "Twenty characters or more, upper case, lower case and digits, of high entropy; no placeholder, reference or dotted name."
+    value = value.rstrip(".,;:")
+    return (len(value) >= 20 and any(c.isupper() for c in value) and any(c.islower() for c in value)
+            and any(c.isdigit() for c in value) and _entropy(value) > 3.8
+            and not _placeholder_token(value) and not _REFERENCE.search(value) and not _NAME_REFERENCE.fullmatch(value))
+
+
+def _session_value(value: str) -> bool:
+    "Letters and digits both, not a placeholder: a session's id."
+    return (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+            and not _placeholder_token(value) and not _REFERENCE.search(value))
+
+
 # Oracle's user/password@host (JDBC thin, sqlplus, a TNS alias).
 _ORACLE_LOGIN = re.compile(
     r"(?i:jdbc:oracle:\w{1,10}:|\bsqlplus\s{1,3}|\boracle\b[^\n]{0,40}?\s)([A-Za-z][\w$#]{0,30})/([^\s/@\"']{1,100})@")
@@ -1078,6 +1116,9 @@ def _token_reason(plain: str) -> str | None:
         return "a one-time-password seed"
     if any(_drawn_key(m.group(1)) for m in _NAMED_SECRET_VALUE.finditer(plain)):
         return "an API token or key"
+    if any(_long_key(m.group(1)) for m in _NAMED_KEY_VALUE.finditer(plain)) or any(
+            _session_value(m.group(1)) for m in _SESSION_ID.finditer(plain)):
+        return "an API token or key"
     if _password_beside_host(plain):
         return "a connection string with a password"
     return None
@@ -1171,11 +1212,14 @@ _OPENS_WITH = re.compile(
     r"\b(?:(?:unlock|disarm|open)\w{0,3}\s(?:it\s|only\s)?with|geht\smit|(?:type|enter|punch|key|tap)(?:\sin)?"
     # "the keypad takes 1991"
     r"|(?:keypad|pad|panel|lock)\s(?:takes|accepts|wants)"
+    # "le boîtier à côté de la porte demande 2814b", "la tastiera chiede 4411"
+    r"|(?:keypad|boîtier|clavier|digicode|teclado|tastiera|tastierino|tastenfeld|ziffernblock)(?:\s[^\s\d]{1,20}){0,8}?\s"
+    r"(?:asks for|demande|exige|accepte|pide|acepta|chiede|accetta|verlangt|akzeptiert)"
     # a verb that switches it off or opens it, then "with" a number, in several languages:
     # "die Alarmanlage schalte ich mit 4048 aus", "je désactive l'alarme avec 4048"
     r"|(?:(?:disarm|deactivat|switch|turn|schalt|deaktivier|entsperr|öffne|désactiv|ouvr|desactiv|disattiv|ontgrendel|schakel)\w{0,4}|(?:abr|apr)(?:o|e|i|ir|ire)\b)"
     r"(?:\s[^\s\d]{1,20}){0,5}?\s(?:with|mit|avec|con|com|met))\s(?:the\s|dem\s|le\s|el\s)?(?:code\s)?"
-    r"[#*]?\d(?:[- ]?\d){3,7}[#*]?(?![\w-])")
+    r"[#*]?\d(?:[- ]?\d){3,7}[#*]?[a-z]?(?![\w-])")
 
 
 # The same, where the language names the kind after the code ("kod błędu",
@@ -1193,11 +1237,39 @@ def _code_value(folded: str) -> bool:
                for m in _CODE_VALUE.finditer(folded))
 
 
+# A box or pad that holds or asks for nothing but a code, then a colon and
+# the number ("Keysafe by the back door: 5975"): the number is its code.
+_CODE_BOX_NUMBER = re.compile(
+    r"(?<![\w-])(?:key ?safe|key ?box|lock ?box|keypad|padlock|combination lock|digicode|schlüsseltresor|schlüsselkasten|schlüsselkästchen"
+    r"|boîte à clés|sleutelkast\w{0,2}|sleutelkluis|kluisje|nyckelskåp|nøkkelboks|домофон\w{0,2}|interphone|intercom|citofono|kłódk\w{0,2}|candado|lucchetto)(?![\w-])"
+    r"[^\n:.]{0,40}?:\s?[#*]?\d{4,8}[#*]?(?![\w-]|[.,:/]\d)")
+# Japanese, Chinese and Korean name a door's or safe's code by what it
+# opens, then the word for its number or code ("オートロックの番号は 3027",
+# "门禁密码是 4821", "현관 비밀번호는 1234"): there are no spaces to find words by.
+_CJK_LOCK_CODE = re.compile(
+    r"(?:(?:オートロック|キーボックス|南京錠|金庫|ダイヤル錠)の?(?:番号|暗証番号|コード|パスワード)"
+    r"|(?:玄関|ドア|门禁|門禁|大门|大門|单元门|單元門|保险箱|保險箱|保险柜|保險櫃|密码锁|密碼鎖|현관|도어락|금고|공동현관|대문)[^\n。]{0,8}?(?:暗証番号|コード|密码|密碼|비밀번호|코드))"
+    r"\s?(?:は|が|是|为|為|는|은|:|：)?\s?(?!(?:19|20)\d\d(?!\d))\d{4,8}(?!\d)")
+# "the code to type is 21931", "il codice da digitare è ...", "le code à
+# taper est ...": a code one keys in, in several languages, where the text
+# names no lock ("carta della Coldiretti": a card's PIN).
+_CODE_TO_TYPE = re.compile(
+    r"(?<![a-z])(?:code|codice|código|codigo|kod|kode|koodi|kód|код|pin|пин|geheimzahl|zahlencode)\s(?:(?:to|da|à|a|zum|que|you|i|we|hay que)\s){0,2}"
+    r"(?:type|enter|key in|punch in|dial|digitare|inserire|comporre|taper|composer|saisir|teclear|marcar|introducir|ingresar|digitar|eingeben|einzugeben|eintippen|einzutippen|набрать|ввести|ввода)"
+    r"(?:\s(?:in|at|on)\s[^\s\d]{1,20})?(?:\s?[:=]\s?|\s(?:is|est|es|è|é|ist|lautet|är|er|on|это)\s)"
+    r"(?!(?:19|20)\d\d(?!\d))[#*]?\d{4,8}[#*]?(?![\w-]|[.,:/]\d)")
+
+
+def _code_to_type(folded: str) -> bool:
+    return any(not _NOT_A_KEY.search(folded[max(0, m.start() - 14):m.start()]) for m in _CODE_TO_TYPE.finditer(folded))
+
+
 def _password_in_prose(folded: str) -> bool:
     folded = _PUBLIC_BLOB.sub(" ", _PLACEHOLDER_SPAN.sub("<>", _without_references(folded)))
     return bool(
         _prose_secret(folded) or _near_value(folded) or _keyed_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded) or _recovery_code_list(folded)
         or (_OPENS_SOMETHING.search(folded) and _code_value(folded))
+        or _CODE_BOX_NUMBER.search(folded) or _CJK_LOCK_CODE.search(folded) or _code_to_type(folded)
     )
 
 
@@ -1236,12 +1308,21 @@ def _card_number(plain: str) -> bool:
     for match in _DIGIT_RUN.finditer(plain):
         if not named and _TRACKING_NUMBER.search(plain, max(0, match.start() - 30), match.start()):
             continue
-        digits = re.sub(r"\D", "", match.group())
-        if 12 <= len(digits) <= 19 and (named or _card_brand_ok(digits)) and _luhn_ok(digits) and not _published_sample(digits, plain):
-            if product and _valid_id(digits, ("ean", "isbn")):
-                continue
-            return True
+        for digits in _card_candidates(match.group()):
+            if (named or _card_brand_ok(digits)) and _luhn_ok(digits) and not _published_sample(digits, plain):
+                if product and _valid_id(digits, ("ean", "isbn")):
+                    continue
+                return True
     return False
+
+
+def _card_candidates(run: str) -> list[str]:
+    """The run's digits, and the digits up to each space or dash in it: a
+    card written with its expiry after it ("4623 7267 6957 0457 04/27")
+    runs on into the month's digits."""
+    ends = [m.start() for m in re.finditer(r"[ -]", run)] + [len(run)]
+    candidates = (re.sub(r"\D", "", run[:end]) for end in reversed(ends))
+    return [digits for digits in candidates if 12 <= len(digits) <= 19]
 
 
 # A bank account as a country without IBANs writes it: a US routing number
