@@ -158,7 +158,8 @@ _TOKENS = [
 _TOKEN = re.compile("|".join(f"(?:{p})" for p in _TOKENS))
 
 # scheme://user:password@host, any scheme; placeholders are not passwords.
-_CONNECTION = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://([^\s/@:]{0,100}):([^\s/@]{1,200})@")
+# (the user may be an e-mail address: "smtps://alerts@home.net:pw@smtp.host:465")
+_CONNECTION = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://([^\s/@:]{0,64}(?:@[^\s/@:]{1,100})?):([^\s/@]{1,200})@")
 _PLACEHOLDER = re.compile(r"^(?:\*+|x+|X+|\.{3}|…|<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%\(?\w*\)?s?|\[[^\]]*\])$")
 
 # --- Secrets stated in prose (matched on the folded text) -------------------
@@ -273,7 +274,10 @@ def _clause_after(folded: str, end: int) -> str:
     return window[:clause.start()] if clause else window
 
 
-def _window_has_value(window: str) -> bool:
+def _window_has_value(window: str, *, network_key: bool = False) -> bool:
+    renewed = _NEW_ONE.search(window)
+    if renewed:  # "password changed today, new one is X": what follows is the value
+        window = " " + window[renewed.end():]
     for token in _WINDOW_TOKEN.finditer(window):
         between, value = window[:token.start()], token.group(1)
         if token.start() == 0 and value[0] in _GLUED:
@@ -293,7 +297,7 @@ def _window_has_value(window: str) -> bool:
         if not (stripped.isdigit() or grouped):
             if _secret_value(value):
                 return True
-        elif (4 <= len(stripped) <= 10 or grouped) and _NUMERIC_LINK.search(between):
+        elif (4 <= len(stripped) <= 10 or grouped or (network_key and 16 <= len(stripped) <= 20)) and _NUMERIC_LINK.search(between):
             # A number is a PIN only right after "is"/":"/"lautet"...,
             # so "changed in 2024" or "since 2019" is not one.
             return True
@@ -301,6 +305,10 @@ def _window_has_value(window: str) -> bool:
 
 
 _GLUED = "_-.=:：/"
+# "changed ..., the new one is": a change that gives the new value.
+_NEW_ONE = re.compile(
+    r"(?:\bnew one|\bthe new (?:one|password|pin|code)|\bneue[sn]?|\bnueva|\bnuevo|\bnouveau|\bnouvelle|\bnuova|\bnuovo|\bnieuwe|\bnow[aey])"
+    r"(?:\s?[:=]\s?|\s(?:is|ist|lautet|es|est|è|is|to|jest)\s)")
 _DIGIT_GROUPS = re.compile(r"\d{3,6}(?:-\d{3,6}){2,5}")
 _GLUED_ASSIGNMENT = re.compile(r"[a-z_][\w.-]{0,40}[=:](.{3,})")
 
@@ -742,6 +750,9 @@ _LOGIN_PAIR = re.compile(r"[^\s/]{3,60}\s/\s([^\s/]{4,80})")
 # short word for its password and the value.
 _HANDLE_PAIR = re.compile(
     r"(?<![^\s(\[\"'“«:])@?(?=[\w.-]{0,40}[_.\d])[A-Za-z][\w.-]{2,40}[,;]?\s(?:pass|pw|pwd|passwd|mdp|senha|clave|passwort|hasło|şifre|heslo)\s?[:=]?\s([^\s/]{4,80})")
+# "user 'priya.n2014' and pass weptc…", "user=dev_olu pass=Pebble…": a user
+# given, then in the same clause "pass" and its value.
+_USER_PASS = re.compile(r"(?i:\buser(?:name)?\b)(?:[^\n.;]|\.(?!\s)){1,40}?\bpass\b\s?[:=]?\s?([^\s/\"']{4,80})")
 _EMAIL_PAIR = re.compile(r"\S{3,64}@\S{3,100}\s/\s([^\s/]{4,80})|\S{3,64}@\S{3,100}[,;]?\s(?:pass|pw|pwd|password|mdp|senha|clave|passwort)\s?[:=]?\s([^\s/]{4,80})")
 # "zephyr_harbor_copper": three words or more joined, as a passphrase is written
 _JOINED_WORDS = re.compile(r"[a-z]{3,12}(?:[_-][a-z]{3,12}){2,5}")
@@ -808,7 +819,7 @@ _VOWEL = re.compile(r"[aeiouyAEIOUY]")
 _KEY_CHARACTERS = re.compile(r"[A-Za-z0-9_~!#$%&*+@-]+")
 
 
-def _letters_drawn_at_random(token: str, *, named: bool = False) -> bool:
+def _letters_drawn_at_random(token: str, *, named: bool = False, vowelless: int = 2) -> bool:
     """Letters a generator drew, the case switching three times or more, with
     six consonants in a row ("CV#UxeZfkqjr9F9x", "uhfWLnMRcx"). Where a
     password or key is ``named`` already, also two parts of mixed or lower
@@ -824,7 +835,7 @@ def _letters_drawn_at_random(token: str, *, named: bool = False) -> bool:
     if not named or not _KEY_CHARACTERS.fullmatch(token):  # brackets and dots are code: "SequenceNotStr[str]"
         return False
     parts = _CAMEL_PART.findall(token)
-    return sum(len(part) >= 2 and not part.isupper() and not _VOWEL.search(part) for part in parts) >= 2
+    return sum(len(part) >= 2 and not part.isupper() and not _VOWEL.search(part) for part in parts) >= vowelless
 
 
 def _generated_password(token: str) -> bool:
@@ -838,7 +849,12 @@ def _generated_password(token: str) -> bool:
 # else is written so: no line of the 1.5 million of code and docs in this
 # project's dependencies has one ("=" is left out: keyword arguments,
 # "category=Deprecated20"; and "_": identifiers and gamer tags).
-_WORD_SYMBOL_WORD_NUMBER = re.compile(r"[A-Za-z]{3,}[!#$%^&*+?~@]{1,2}[A-Za-z]{3,}\d{1,6}")
+# The same recipe in its other orders, after a capitalised word: a number
+# then a symbol then letters ("Fieldwork25#lhm"), a symbol then a number
+# ("Girasole#2024pz").
+_WORD_SYMBOL_WORD_NUMBER = re.compile(
+    r"[A-Za-z]{3,}[!#$%^&*+?~@]{1,2}[A-Za-z]{3,}\d{1,6}"
+    r"|[A-Z][a-z]{2,}(?:\d{1,6}[!#$%^&*+?~@]{1,2}[A-Za-z]{2,}|[!#$%^&*+?~@]{1,2}\d{1,6}[A-Za-z]{0,6})")
 
 
 def _generated_password_anywhere(plain: str) -> bool:
@@ -898,7 +914,8 @@ def _login_secret(plain: str) -> bool:
 # sentence. The password starts with a letter and holds a digit or a symbol,
 # so a choice ("read / write"), a unit ("mono / 128kbps"), a date or a
 # version ("py / v3.12") is not one.
-_SERVICE_LOGIN = re.compile(r"[^\W\d][^:\n]{1,60}:\s{1,3}[A-Za-z][\w.@+-]{1,60}\s/\s([^\W\d][^\s/]{5,79})\s*$")
+# (a gamer's user name may hold "#": "raidlead#2291")
+_SERVICE_LOGIN = re.compile(r"[^\W\d][^:\n]{1,60}:\s{1,3}[A-Za-z][\w.@+#-]{1,60}\s/\s([^\W\d][^\s/]{5,79})\s*$")
 _VERSION_DIGITS = re.compile(r"\d\.\d")
 
 
@@ -918,7 +935,9 @@ def _login_pair(sentence: str) -> bool:
     # "j.okafor@acme.example / Quill168!"
     if any(_EMAIL.search(m.group()) and _secret_value(m.group(m.lastindex)) for m in _EMAIL_PAIR.finditer(sentence)):
         return True
-    return any(_secret_value(m.group(1)) or _listed_words_joined(m.group(1)) for m in _HANDLE_PAIR.finditer(sentence))
+    if any(_secret_value(m.group(1)) or _listed_words_joined(m.group(1)) for m in _HANDLE_PAIR.finditer(sentence)):
+        return True
+    return any(_secret_value(m.group(1)) for m in _USER_PASS.finditer(sentence))
 
 
 # A command line (a lowercase program name first, maybe after a prompt),
@@ -1201,8 +1220,32 @@ def _keyed_value(folded: str) -> bool:
         for word in _KEY_WORD.finditer(sentence):
             if _NOT_A_KEY.search(sentence[max(0, word.start() - 14):word.start()]):
                 continue
-            if _window_has_value(_clause_after(sentence, word.end())):
+            # a router's key may be 16 to 20 digits (a FRITZ!Box's is 20)
+            if _window_has_value(_clause_after(sentence, word.end()), network_key=True):
                 return True
+    return False
+
+
+# A password of letters alone ("HrpaxyXbdt", "QkyAFpNQodi") right after a
+# password word (and its link, or only a space), closing the clause or
+# before a Japanese or Korean copula ("パスワードは ESYqOQLJjn です"). Folding
+# lowered its case, so the value is read again as written: there one part of
+# it with no vowel is enough ("Xbdt"), the place already says it is a password.
+_LETTERS_AFTER_WORD = re.compile(
+    rf"(?<![a-z])(?:{_SECRET_WORDS})[^.!?;\n。:]{{0,40}}?(?:{_LINK}|\s)([a-z]{{8,40}})(?:\s?(?:です|でした|だ|입니다|이에요|예요))?\s?(?:[.!?。,;)]|$)")
+
+
+# Or after a key's word where the text names a network or device ("Guest
+# network: Shed-Guest, key KQMwjztWWcnM").
+_LETTERS_AFTER_KEY = re.compile(rf"(?:{_KEY_WORD.pattern})\s?:?\s([a-z]{{8,40}})(?:\s?[.!?,;)]|$)")
+
+
+def _letters_after_word(folded: str, plain: str) -> bool:
+    keyed = _LETTERS_AFTER_KEY.finditer(folded) if _OPENED.search(folded) else ()
+    for match in itertools.chain(_LETTERS_AFTER_WORD.finditer(folded), keyed):
+        written = re.search(rf"(?<![A-Za-z]){match.group(1)}(?![A-Za-z])", plain, re.IGNORECASE)
+        if written and _letters_drawn_at_random(written.group(), named=True, vowelless=1):
+            return True
     return False
 
 
@@ -1567,7 +1610,8 @@ def secret_reason(text: str) -> str | None:
     if token:
         return token
     folded = fold_for_matching(text)
-    if _password_in_prose(folded) or _password_beside_word(plain) or _generated_password_anywhere(plain):
+    if (_password_in_prose(folded) or _password_beside_word(plain) or _generated_password_anywhere(plain)
+            or _letters_after_word(folded, plain)):
         return "a password or code"
     if _wallet_mnemonic(plain):
         return "a wallet recovery phrase"
