@@ -405,7 +405,9 @@ _SEED_PHRASE = re.compile(
     re.DOTALL,
 )
 _RECOVERY_CODE_NAME = (
-    r"(?:(?:recovery|backup|emergency|2fa|two-factor|mfa|otp|one-time|verification|authenticator|scratch|reserve|wiederherstellungs|herstel|återställnings|gjenopprettings|gendannelses|palautus"
+    # the adjective first, as Slavic languages put it: "Резервные коды", "zapasowe kody"
+    r"(?:(?:резервн|запасн|аварийн|zapasow|awaryjn|záložn|rezervn)\w{1,3} (?:код|ключ|kod|klucz|kód)\w{0,3}|"
+    r"(?:recovery|backup|emergency|2fa|two-factor|mfa|otp|one-time|verification|authenticator|scratch|reserve|wiederherstellungs|herstel|återställnings|gjenopprettings|gendannelses|palautus"
     # "Notfallcodes", "noodcodes", "nödkoder", "nødkoder", "hätäkoodit"
     r"|notfall|nood|nöd|nød|hätä)"
     r"[\s-]?(?:codes?|keys?|tokens?|schlüssel|sleutels?|nyckel\w{0,2}|nøkkel\w{0,2}|nøgle\w{0,2}|koodi\w{0,2}|kod(?:er|e|en|erna|ene)?\b)"
@@ -527,6 +529,8 @@ _CHECKED_ID_NAMES = tuple((re.compile(name), modules) for name, modules in (
     (r"mã số thuế|\bmst\b", ("vn.mst",)),
     (r"\bkra pin\b", ("ke.pin",)),
     (r"\bnas\b|numéro d'assurance sociale", ("ca.sin",)),
+    (r"\bαφτ\b", ("cy.vat",)),  # Cyprus's tax identity code
+    (r"\bунп\b|\bunp\b", ("by.unp",)),  # Belarus's payer number
     (r"\b(?:south african|sa) id\b", ("za.idnr",)),
 ))
 # A number as ids are written: digits in groups, maybe letters before
@@ -641,7 +645,9 @@ _CLI_PASSWORD = re.compile(
     r"(\s{1,3}[\"']?|=?[\"']?)([^\s\"']{4,200})")
 # A TOTP seed after the words that name one: base32, maybe in groups of four.
 _TOTP_SEED = re.compile(
-    r"(?i:(?:\b(?:totp|otp|2fa|mfa|two-factor|authenticator|authy|otpauth|autenticador|autenticatore|authentificateur|authentifizierung|zwei-faktor|tweestaps|dwuetapow\w{0,3}|doble factor|dois fatores)\b"
+    # (also the "seed" an authenticator is given, and two-factor in French, Russian, Vietnamese, Turkish)
+    r"(?i:(?:\b(?:totp|otp|2fa|mfa|two-factor|authenticator|authy|otpauth|autenticador|autenticatore|authentificateur|authentifizierung|zwei-faktor|tweestaps|dwuetapow\w{0,3}|doble factor|dois fatores"
+    r"|seed|double authentification|authentification à deux facteurs|двухфактор\w{0,6}|двухэтапн\w{0,4}|двофактор\w{0,6}|xác thực hai (?:lớp|yếu tố)|xác thực 2 lớp|iki faktörlü|iki adımlı)\b"
     r"|二段階認証|认证器|驗證器|验证器|两步验证|兩步驗證|二次验证|2단계 인증|인증기)[^\n]{0,60}?)(?<![A-Za-z0-9])"
     r"((?i:[A-Z2-7]{4}(?: ?[A-Z2-7]{4}){3,15}|[A-Z2-7]{16,64})={0,6})(?![A-Za-z0-9])")
 # curl -u user:password, --user "user:password"
@@ -1387,15 +1393,18 @@ _ROUTING_AND_ACCOUNT = re.compile(
 
 # A number named as a bank account's ("Kontonummer til lønnen: 4742.40.01644",
 # "numéro de compte 30004 00550 0001"): 8 to 20 digits, maybe grouped, right
-# after the name, as an id's number is read after its name.
+# after the name, as an id's number is read after its name. (Chinese and
+# Japanese glue the name to the bank's: "工商银行卡号".)
 _ACCOUNT_NUMBER = re.compile(
-    r"(?<!\w)(?i:(?:bank ?account|account) (?:number|no\.?|#)|\bacct\.? (?:no\.?|#)|kontonummer\w{0,2}|kontonr\.?|numéro de compte|n° de compte"
+    r"(?<![^\W\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])(?i:(?:bank ?account|account) (?:number|no\.?|#)|\bacct\.? (?:no\.?|#)|kontonummer\w{0,2}|kontonr\.?|numéro de compte|n° de compte"
     # the kind of account named for its number ("the checking account is 1134845123", "Girokonto: ...")
     r"|(?:checking|savings|current|cheque|chequing|deposit|salary|joint) account|girokonto|sparkonto|lønnskonto|lönekonto|sparekonto"
     r"|compte (?:courant|chèque|d'épargne|épargne)|cuenta (?:corriente|de ahorros?|nómina)|conto (?:corrente|di risparmio)|conta (?:corrente|poupança)"
     r"|lopende rekening|spaarrekening|betaalrekening|rachun\w{1,3} (?:bieżąc|oszczędnościow|osobist)\w{1,3}|(?:расч[её]тн|текущ|сберегательн)\w{1,3} сч[её]т\w{0,2}"
     r"|número de (?:la |mi )?(?:cuenta|conta)|numero (?:di |del )?conto|rekeningnummer|numer (?:mojego )?konta|номер (?:моего )?сч[её]та|hesap numara\w{0,3}"
-    r"|tilinumero\w{0,2}|számlaszám\w{0,3}|číslo účtu|broj računa|αριθμός λογαριασμού|رقم الحساب|מספר (?:ה)?חשבון|계좌 ?번호|银行账号|銀行帳號)"
+    r"|tilinumero\w{0,2}|számlaszám\w{0,3}|číslo účtu|broj računa|αριθμός λογαριασμού|رقم الحساب|מספר (?:ה)?חשבון|계좌 ?번호|银行账号|銀行帳號"
+    # a bank card's number, named so (a debit card's number is its account's)
+    r"|bank card number|银行卡号|銀行卡號|银行卡卡号)"
     # (a number, not an amount of money or a date: "opened on 2019-05-12")
     r"\D{0,20}?(?<![\d.,/$€£¥-])(?!\d{1,4}([.-])\d{1,2}\1\d{2,4}(?!\d))\d(?:[ .-]?\d){7,19}(?![\w-]|[.,/]\d)")
 
@@ -1464,6 +1473,13 @@ _PASSPORT_NUMBER = re.compile(
     r"|護照|护照|パスポート|여권|جواز السفر|דרכון)[^\n]{0,30}?(?<![\w-])(?=[A-Z]{0,3}\d)(?=(?:[A-Z]{0,9}\d){2})[A-Z]{0,3}\d[A-Z0-9]{5,10}(?![\w-])")
 
 
+# After an id's name, a code of capitals and digits, two of each at least
+# ("Codice fiscale: WTTZNL94H09P165P", "ID number AB1234567"): named so, its
+# shape is enough, even where its check letter is wrong.
+_NAMED_ID_CODE = re.compile(
+    rf"(?i:{_ID_NAMES})[^\n]{{0,30}}?(?<![\w-])(?=(?:[A-Z]{{0,19}}\d){{2}})(?=(?:\d{{0,19}}[A-Z]){{2}})[A-Z0-9]{{8,20}}(?![\w-])")
+
+
 def _national_id(plain: str, upper: str) -> bool:
     return bool(
         _PASSPORT_NUMBER.search(plain)
@@ -1471,7 +1487,7 @@ def _national_id(plain: str, upper: str) -> bool:
         or _NINO.search(plain)
         or _KOREAN_RRN.search(plain)
         or any(_valid_id(m.group(), modules) for pattern, modules in _ID_SHAPES for m in pattern.finditer(upper))
-        or (_ID_CONTEXT.search(plain.lower()) and (_ID_WORDS.search(plain) or _plain_id(plain)))
+        or (_ID_CONTEXT.search(plain.lower()) and (_ID_WORDS.search(plain) or _plain_id(plain) or _NAMED_ID_CODE.search(plain)))
         or _checked_named_id(plain.lower(), upper)
     )
 
@@ -1563,6 +1579,24 @@ def _holds_a_phrase(words: list[str], checker) -> bool:
 _SPACED_HANZI = re.compile(r"(?<![\u3400-\u9fff])(?:[\u3400-\u9fff][ \u3000]{1,3}){11,23}[\u3400-\u9fff](?![\u3400-\u9fff])")
 
 
+# A text that names a wallet or its phrase, in several languages, or a
+# count of words ("12 words for my Trezor").
+_WALLET_WORDS = re.compile(
+    r"(?i:\b(?:wallet|portefeuille|cartera|billetera|monedero|carteira|portafoglio|geldbörse|brieftasche|portfel\w{0,2}|кошел[её]к\w{0,2}|гаманець|cüzdan\w{0,3}"
+    r"|trezor|ledger|metamask|seed|mnemonic|recovery phrase|secret phrase|phrase secrète|frase secreta|(?:12|15|18|21|24)[- ]words?)\b|钱包|錢包|ウォレット|지갑|助记词|助記詞)")
+
+
+def _named_phrase(plain: str) -> bool:
+    """Twelve words or more of BIP-39's English list in a row, in a text
+    that names a wallet or its phrase: the phrase, even where its checksum
+    fails (a word misheard or mistyped still opens the wallet to a search)."""
+    if not _WALLET_WORDS.search(plain):
+        return False
+    words = _passphrase_words()
+    return any(len(list(group)) >= 12 for run in _word_runs(plain)
+               for in_list, group in itertools.groupby(run, key=words.__contains__) if in_list)
+
+
 def _wallet_mnemonic(plain: str) -> bool:
     "A run of one BIP-39 list's words, 12 to 24 of them in a row, with a valid checksum."
     runs = _word_runs(plain)
@@ -1614,7 +1648,7 @@ def secret_reason(text: str) -> str | None:
     if (_password_in_prose(folded) or _password_beside_word(plain) or _generated_password_anywhere(plain)
             or _letters_after_word(folded, plain)):
         return "a password or code"
-    if _wallet_mnemonic(plain):
+    if _wallet_mnemonic(plain) or _named_phrase(plain):
         return "a wallet recovery phrase"
     if _KEYWORD_HEX.search(folded) or _KEYWORD_UUID.search(folded):
         return "an API token or key"
