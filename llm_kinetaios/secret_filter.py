@@ -860,8 +860,10 @@ def _generated_password(token: str) -> bool:
 # ("Girasole#2024pz").
 _WORD_SYMBOL_WORD_NUMBER = re.compile(
     r"[A-Za-z]{3,}[!#$%^&*+?~@]{1,2}[A-Za-z]{3,}\d{1,6}"
-    # ("+" and "@" join names there: "Node18+Vite", "Release2@host")
-    r"|[A-Z][a-z]{2,}(?:\d{1,6}[!#$%^&*?~]{1,2}[A-Za-z]{2,}|[!#$%^&*?~]{1,2}\d{1,6}[A-Za-z]{0,6})")
+    # ("+" and "@" join names there: "Node18+Vite", "Release2@host"; "%" and
+    # "~" with a hex digit encode a character: "~2Ffoo~2Fbar"; a Fortran type
+    # is a word, "*" and a size: "Integer*1")
+    r"|(?<![A-Za-z0-9])[A-Z][a-z]{2,}(?:\d{1,6}[!#$^&*?~]{1,2}[A-Za-z]{2,}|[!#$^&?~]{1,2}\d{1,6}[a-z]{1,6}(?![A-Za-z0-9]))")
 
 
 def _generated_password_anywhere(plain: str) -> bool:
