@@ -757,8 +757,9 @@ _LOGIN_PAIR = re.compile(r"[^\s/]{3,60}\s/\s([^\s/]{4,80})")
 _HANDLE_PAIR = re.compile(
     r"(?<![^\s(\[\"'“«:])@?(?=[\w.-]{0,40}[_.\d])[A-Za-z][\w.-]{2,40}[,;]?\s(?:pass|pw|pwd|passwd|mdp|senha|clave|passwort|hasło|şifre|heslo)\s?[:=]?\s([^\s/]{4,80})")
 # "user 'priya.n2014' and pass weptc…", "user=dev_olu pass=Pebble…": a user
-# given, then in the same clause "pass" and its value.
-_USER_PASS = re.compile(r"(?i:\buser(?:name)?\b)(?:[^\n.;]|\.(?!\s)){1,40}?\bpass\b\s?[:=]?\s?([^\s/\"']{4,80})")
+# and its name, then "pass" and its value (not a flag: "user guide: pass --verbose").
+_USER_PASS = re.compile(
+    r"(?i:\buser(?:name)?\b)(?:\s?[:=]\s?|\sis\s|\s)[\"']?[\w.@+-]{2,40}[\"']?,?\s(?:and\s)?pass\b\s?[:=]?\s?(?!-)([^\s/\"']{4,80})")
 _EMAIL_PAIR = re.compile(r"\S{3,64}@\S{3,100}\s/\s([^\s/]{4,80})|\S{3,64}@\S{3,100}[,;]?\s(?:pass|pw|pwd|password|mdp|senha|clave|passwort)\s?[:=]?\s([^\s/]{4,80})")
 # "zephyr_harbor_copper": three words or more joined, as a passphrase is written
 _JOINED_WORDS = re.compile(r"[a-z]{3,12}(?:[_-][a-z]{3,12}){2,5}")
@@ -1479,7 +1480,12 @@ _PASSPORT_NUMBER = re.compile(
 # ("Codice fiscale: WTTZNL94H09P165P", "ID number AB1234567"): named so, its
 # shape is enough, even where its check letter is wrong.
 _NAMED_ID_CODE = re.compile(
-    rf"(?i:{_ID_NAMES})[^\n]{{0,30}}?(?<![\w-])(?=(?:[A-Z]{{0,19}}\d){{2}})(?=(?:\d{{0,19}}[A-Z]){{2}})[A-Z0-9]{{8,20}}(?![\w-])")
+    rf"((?i:{_ID_NAMES}))[^\n]{{0,30}}?(?<![\w-])(?=(?:[A-Z]{{0,19}}\d){{2}})(?=(?:\d{{0,19}}[A-Z]){{2}})[A-Z0-9]{{8,20}}(?![\w-])")
+
+
+def _named_id_code(plain: str) -> bool:
+    "A short name counts only in capitals, as ids are written: 'TIN', not 'the tin contains'."
+    return any(len(m.group(1)) > 4 or m.group(1).isupper() for m in _NAMED_ID_CODE.finditer(plain))
 
 
 def _national_id(plain: str, upper: str) -> bool:
@@ -1489,7 +1495,7 @@ def _national_id(plain: str, upper: str) -> bool:
         or _NINO.search(plain)
         or _KOREAN_RRN.search(plain)
         or any(_valid_id(m.group(), modules) for pattern, modules in _ID_SHAPES for m in pattern.finditer(upper))
-        or (_ID_CONTEXT.search(plain.lower()) and (_ID_WORDS.search(plain) or _plain_id(plain) or _NAMED_ID_CODE.search(plain)))
+        or (_ID_CONTEXT.search(plain.lower()) and (_ID_WORDS.search(plain) or _plain_id(plain) or _named_id_code(plain)))
         or _checked_named_id(plain.lower(), upper)
     )
 

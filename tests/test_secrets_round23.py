@@ -124,6 +124,7 @@ def test_passwords_and_logins_are_refused(text):
     "The portal build uses Node18+Vite and ships weekly.",
     "Decodes ``~2Ffoo~2Fbar`` back to ``/foo/bar``.",
     "Every user must pass the quiz before they get access.",
+    "User guide: pass --verbose2 to the tool.",
     "Platforms: windows / linux",
     "imaps://me@home.example:993/INBOX",
     "Our network key rotation happens every 20 days.",
@@ -175,6 +176,8 @@ def test_ids_and_bank_cards_by_name_are_refused(text):
 
 @pytest.mark.parametrize("text", [
     "Passport renewal form PR2024 takes three weeks.",
+    # a short id name counts only in capitals
+    "The tin holds A1B2C3D4 pellets.",
     "Ο ΑΦΤ χρειάζεται για την εφορία.",
     "银行卡号在卡的正面。",
 ])
