@@ -16,9 +16,13 @@ Refused:
   "pincode", "dørkode"), seed phrases and 2FA recovery codes (also as a
   list, "sqng vikg cxbq, qlng ctek nqbi, ..."); a password given in the
   sentence after the one that names it ("...my password? It's X"); a password a
-  generator made (random letters, the case switching) wherever it stands;
+  generator made (random letters, the case switching) wherever it stands, or
+  of such letters alone right after a password word; codes of what opens a
+  door or box (a key safe, a keypad, German compounds, Japanese and Chinese),
+  and a code one keys in ("il codice da digitare è ...");
 * a wallet recovery phrase however it is introduced: 12 to 24 words of one
-  BIP-39 list in a row whose checksum holds (the mnemonic package's lists);
+  BIP-39 list in a row whose checksum holds (the mnemonic package's lists),
+  or twelve of the English list in a text that names a wallet;
   a passphrase of that English list's words, joined ("click_hill_whale") or
   spaced, after a password word or, joined, in a sentence about logging in;
 * connection strings of any scheme that carry a password, ``user/password@host:port``
@@ -26,7 +30,9 @@ Refused:
   or among the arguments right after a link or user@host on one;
 * API tokens of the common providers (by their documented prefixes and
   shapes, after detect-secrets' plugins), private keys (also as a byte
-  array after a key word), JWTs, and long random-looking tokens;
+  array after a key word), JWTs, and long random-looking tokens; a long
+  mixed value after a key's compound name ("client secret", "applicationKey",
+  "psk"), a session cookie's id;
 * IBANs (mod-97 checked), domestic bank accounts (routing, sort code, BSB,
   or 8 to 20 digits after an account number's name or its kind, "the
   checking account is ..."), payment cards (issuer
