@@ -16,9 +16,13 @@ Refused:
   "pincode", "dørkode"), seed phrases and 2FA recovery codes (also as a
   list, "sqng vikg cxbq, qlng ctek nqbi, ..."); a password given in the
   sentence after the one that names it ("...my password? It's X"); a password a
-  generator made (random letters, the case switching) wherever it stands;
+  generator made (random letters, the case switching) wherever it stands, or
+  of such letters alone right after a password word; codes of what opens a
+  door or box (a key safe, a keypad, German compounds, Japanese and Chinese),
+  and a code one keys in ("il codice da digitare è ...");
 * a wallet recovery phrase however it is introduced: 12 to 24 words of one
-  BIP-39 list in a row whose checksum holds (the mnemonic package's lists);
+  BIP-39 list in a row whose checksum holds (the mnemonic package's lists),
+  or twelve of the English list in a text that names a wallet;
   a passphrase of that English list's words, joined ("click_hill_whale") or
   spaced, after a password word or, joined, in a sentence about logging in;
 * connection strings of any scheme that carry a password, ``user/password@host:port``
@@ -26,7 +30,9 @@ Refused:
   or among the arguments right after a link or user@host on one;
 * API tokens of the common providers (by their documented prefixes and
   shapes, after detect-secrets' plugins), private keys (also as a byte
-  array after a key word), JWTs, and long random-looking tokens;
+  array after a key word), JWTs, and long random-looking tokens; a long
+  mixed value after a key's compound name ("client secret", "applicationKey",
+  "psk"), a session cookie's id;
 * IBANs (mod-97 checked), domestic bank accounts (routing, sort code, BSB,
   or 8 to 20 digits after an account number's name or its kind, "the
   checking account is ..."), payment cards (issuer
@@ -158,13 +164,15 @@ _TOKENS = [
 _TOKEN = re.compile("|".join(f"(?:{p})" for p in _TOKENS))
 
 # scheme://user:password@host, any scheme; placeholders are not passwords.
-_CONNECTION = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://([^\s/@:]{0,100}):([^\s/@]{1,200})@")
+# (the user may be an e-mail address: "smtps://alerts@home.net:pw@smtp.host:465")
+_CONNECTION = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://([^\s/@:]{0,64}(?:@[^\s/@:]{1,100})?):([^\s/@]{1,200})@")
 _PLACEHOLDER = re.compile(r"^(?:\*+|x+|X+|\.{3}|…|<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%\(?\w*\)?s?|\[[^\]]*\])$")
 
 # --- Secrets stated in prose (matched on the folded text) -------------------
 
 _SECRET_WORDS = (
-    r"pass(?:word|wd|code|phrase|kode)s?|pwd|pw(?=\s(?:for|of|to|on|is|=|:|->)|\s?[:=])|pins?(?: code| number)?|wi-?fi (?:key|code)|network key|wpa2? key"
+    # (the PIN's compounds before the bare word: "pinkoden" is no "pin" inside a longer word)
+    r"pass(?:word|wd|code|phrase|kode)s?|pwd|pw(?=\s(?:for|of|to|on|is|=|:|->)|\s?[:=])|pin-?(?:code|kode|kod|koodi)\w{0,2}|pins?(?: code| number)?|(?<!\w)پن(?!\w)|wi-?fi (?:key|code)|network key|wpa2? key"
     r"|security code|cvv|cvc|digicode|"
     # a card's PIN and an access code as other languages name them
     r"code (?:de |d'|du )?(?:ma |la |mon )?carte(?: bancaire| bleue| de crédit)?|código de acesso|código de acceso|code d'accès|codice di accesso|tunnusluku\w{0,3}|"
@@ -229,7 +237,8 @@ _SECRET_WORDS = unicodedata.normalize("NFKC", _SECRET_WORDS)
 _LINK = unicodedata.normalize("NFKC", _LINK)
 # Link words that are also ordinary words elsewhere ("on Monday", "to me"):
 # they only count before a value with a digit in it.
-_WEAK_LINK = r"\s(?:on|e|to|er|je|ni|-|—)\s"
+# (French, Spanish and Italian may put an article before the number: "est le 0679")
+_WEAK_LINK = r"\s(?:on|e|to|er|je|ni|-|—|(?:est|c'est|es|è|é) (?:le|la|el|il|o))\s"
 _WEAK_LINK = unicodedata.normalize("NFKC", _WEAK_LINK)
 _PROSE_PATTERNS = [
     # keyword [filler] link value
@@ -271,7 +280,10 @@ def _clause_after(folded: str, end: int) -> str:
     return window[:clause.start()] if clause else window
 
 
-def _window_has_value(window: str) -> bool:
+def _window_has_value(window: str, *, network_key: bool = False) -> bool:
+    renewed = _NEW_ONE.search(window)
+    if renewed:  # "password changed today, new one is X": what follows is the value
+        window = " " + window[renewed.end():]
     for token in _WINDOW_TOKEN.finditer(window):
         between, value = window[:token.start()], token.group(1)
         if token.start() == 0 and value[0] in _GLUED:
@@ -291,7 +303,7 @@ def _window_has_value(window: str) -> bool:
         if not (stripped.isdigit() or grouped):
             if _secret_value(value):
                 return True
-        elif (4 <= len(stripped) <= 10 or grouped) and _NUMERIC_LINK.search(between):
+        elif (4 <= len(stripped) <= 10 or grouped or (network_key and 16 <= len(stripped) <= 20)) and _NUMERIC_LINK.search(between):
             # A number is a PIN only right after "is"/":"/"lautet"...,
             # so "changed in 2024" or "since 2019" is not one.
             return True
@@ -299,6 +311,10 @@ def _window_has_value(window: str) -> bool:
 
 
 _GLUED = "_-.=:：/"
+# "changed ..., the new one is": a change that gives the new value.
+_NEW_ONE = re.compile(
+    r"(?:\bnew one|\bthe new (?:one|password|pin|code)|\bneue[sn]?|\bnueva|\bnuevo|\bnouveau|\bnouvelle|\bnuova|\bnuovo|\bnieuwe|\bnow[aey])"
+    r"(?:\s?[:=]\s?|\s(?:is|ist|lautet|es|est|è|is|to|jest)\s)")
 _DIGIT_GROUPS = re.compile(r"\d{3,6}(?:-\d{3,6}){2,5}")
 _GLUED_ASSIGNMENT = re.compile(r"[a-z_][\w.-]{0,40}[=:](.{3,})")
 
@@ -309,7 +325,7 @@ _PINS_VERB_RE = re.compile(_PINS_VERB)
 # A PIN is a number: after its word, four to six digits that are no year
 # count within a few words, with no copula ("ПИН моей карты 7731", "PIN-код
 # от телефона 1357"), as languages that drop it write it.
-_PIN_WORD = re.compile(r"pins?|puk\S{0,8}|пук\S{0,6}|pin-?(?:code|kode|kod|koodi|код)\w{0,2}|пин(?:-код\w{0,2})?|пін(?:-код\w{0,2})?|पिन|পিন|暗証番号")
+_PIN_WORD = re.compile(r"pins?|پن|puk\S{0,8}|пук\S{0,6}|pin-?(?:code|kode|kod|koodi|код)\w{0,2}|пин(?:-код\w{0,2})?|пін(?:-код\w{0,2})?|पिन|পিন|暗証番号")
 _PIN_NUMBER = re.compile(r"[^\s\d]{0,6}(?:\s[^\s\d]{1,20}){0,4}?\s(?!(?:19|20)\d\d(?!\d))\d{4,6}(?![\w-]|[.,:/]\d)")
 
 
@@ -365,18 +381,22 @@ _OPENS_SOMETHING = re.compile(
     r"|\b(?:домофон|калитк|ворот|подъезд|двер|хвіртк|брам|furtk|bram|drzw|bran|brán|dveř|dver|zámk|zamk|trezor|kapu|ajtó|széf|porten|dörren|grind|kassaskåp|portón|bicicleta|bike|alarm panel"
     r"|domofon|förråd|key ?safe|lockbox|schlüsseltresor|schlüsselkasten|boîte à clés|sleutelkast\w{0,2}|kasa|sejf)\w{0,3}\b"
     r"|כספת|דלת|שער|מנעול|אזעקה"
+    # German compounds ending in what opens ("Haustürschlüsseltresor", "Garagentor",
+    # "Schlüsselkästchen"); "tor" only after a gate's kind ("Motor", "Faktor")
+    r"|\b\w{0,20}(?:tür(?:e|en)?|schloss|tresor|schlüssel(?:kasten|kästchen|box|safe)|(?:garagen|hof|garten|einfahrts|eingangs|haupt|roll)tor)\b"
 )
 _CODE_VALUE = re.compile(
     r"(?<![a-z])(?:code|codice|código|codigo|kod\w{0,3}|kode\w{0,3}|koodi\w{0,3}|kód\w{0,3}|код\w{0,2}|κωδικ\w{0,3}|pin|пин|пін|combination|combo|combinaison|combinación|kombination|keypad"
     r"|[הלבמשו]?קוד(?: ה?סודי)?)(?!\w)"
-    # what it opens may take a few words ("the code for the bike lock on the shed is ..."),
+    # what it opens may take a few words ("the code for the bike lock on the shed is ...", German compounds are long),
     # and the code may open with a letter ("B4712")
-    r"(?:\s[^\s\d]{1,20}){0,8}?(?:\s?[:=]\s?|\s(?:is|est|c'est|c’est|es|è|é|ist|lautet|jest|är|er|on|to|je|ni|ass|—|–|-|это|הוא|היא)\s"
+    r"(?:\s[^\s\d]{1,30}){0,8}?(?:\s?[:=]\s?|\s(?:is|est|c'est|c’est|es|è|é|ist|lautet|jest|är|er|on|to|je|ni|ass|—|–|-|это|הוא|היא)\s"
     # languages that drop the copula ("код от домофона 4821", "a kapu kódja 1947"): a code that is no year
     # (a year as one is named: up to 2049, so "code 2092" on a key safe is a code)
     r"|\s(?!(?:19\d\d|20[0-4]\d)(?!\d))(?=\d{4,8}(?![\w-])))"
     # never a date ("expired on 2024-01-05")
-    r"(?!(?:19|20)\d\d(?:-\d\d){1,2}(?![\w-]))(?:[#*]?[a-z]?\d[\d#*a-z-]{2,11}"
+    # (a Russian intercom's code may hold a Cyrillic letter, "789к0871", "9802в")
+    r"(?!(?:19|20)\d\d(?:-\d\d){1,2}(?![\w-]))(?:[#*]?[a-zа-я]?\d[\d#*a-zа-я-]{2,11}"
     # or read out digit by digit or in pairs ("7 3 1 9 0", "61 39 07")
     r"|\d(?: \d){3,7}|\d\d(?: \d\d){2,3})(?![\w])"
 )
@@ -391,7 +411,9 @@ _SEED_PHRASE = re.compile(
     re.DOTALL,
 )
 _RECOVERY_CODE_NAME = (
-    r"(?:(?:recovery|backup|emergency|2fa|two-factor|mfa|otp|one-time|verification|authenticator|scratch|reserve|wiederherstellungs|herstel|återställnings|gjenopprettings|gendannelses|palautus"
+    # the adjective first, as Slavic languages put it: "Резервные коды", "zapasowe kody"
+    r"(?:(?:резервн|запасн|аварийн|zapasow|awaryjn|záložn|rezervn)\w{1,3} (?:код|ключ|kod|klucz|kód)\w{0,3}|"
+    r"(?:recovery|backup|emergency|2fa|two-factor|mfa|otp|one-time|verification|authenticator|scratch|reserve|wiederherstellungs|herstel|återställnings|gjenopprettings|gendannelses|palautus"
     # "Notfallcodes", "noodcodes", "nödkoder", "nødkoder", "hätäkoodit"
     r"|notfall|nood|nöd|nød|hätä)"
     r"[\s-]?(?:codes?|keys?|tokens?|schlüssel|sleutels?|nyckel\w{0,2}|nøkkel\w{0,2}|nøgle\w{0,2}|koodi\w{0,2}|kod(?:er|e|en|erna|ene)?\b)"
@@ -446,7 +468,9 @@ _KEYWORD_UUID = re.compile(
     r"|(?:api[ _-]?key|secret[ _-]?key|client[ _-]?secret|(?:api|server|account|access|auth|secret|bearer|session|bot|refresh|personal access)[ _-]?token)s?"
     r"\b[^\n]{0,20}?\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 _KEYWORD_HEX = re.compile(
-    r"(?:api[ _-]?key|secret|secreto|segreto|secrète?|geheimnis|token|access key|private key|auth|client secret|signing key|encryption key|hmac key)\b.{0,25}?\b(?:0x)?[0-9a-f]{32,128}\b"
+    # (a GCP service account key's "private_key_id" travels with the key it names;
+    # OpenWeatherMap calls its API key "appid")
+    r"(?:api[ _-]?key|secret|secreto|segreto|secrète?|geheimnis|token|access key|private[ _-]?key(?:[ _-]?id)?|auth|client secret|signing key|encryption key|hmac key|appid)\b.{0,25}?\b(?:0x)?[0-9a-f]{32,128}\b"
     # a private key as other languages name it: "der private Schlüssel meiner Wallet: ef22…"
     r"|(?:private[nr]?\s(?:\w+\s)?schlüssel|clé privée|clave privada|chiave privata|chave privada|klucz prywatny|privésleutel|privé sleutel|приватн\w{1,3} ключ|закрыт\w{1,3} ключ|私钥|私鑰|秘密鍵|개인 ?키|özel anahtar)"
     r".{0,40}?\b(?:0x)?[0-9a-f]{64}\b"
@@ -511,6 +535,8 @@ _CHECKED_ID_NAMES = tuple((re.compile(name), modules) for name, modules in (
     (r"mã số thuế|\bmst\b", ("vn.mst",)),
     (r"\bkra pin\b", ("ke.pin",)),
     (r"\bnas\b|numéro d'assurance sociale", ("ca.sin",)),
+    (r"\bαφτ\b", ("cy.vat",)),  # Cyprus's tax identity code
+    (r"\bунп\b|\bunp\b", ("by.unp",)),  # Belarus's payer number
     (r"\b(?:south african|sa) id\b", ("za.idnr",)),
 ))
 # A number as ids are written: digits in groups, maybe letters before
@@ -574,6 +600,36 @@ _ASSIGNED = re.compile(
 _NAMED_SECRET_VALUE = re.compile(
     r"(?i:\b(?:token|secret|cookie|jeton|gettone|anahtar|sessionid)\w{0,5}|シークレット|トークン|秘钥|祕鑰|令牌|토큰|시크릿)"
     r"[^\n:=]{0,30}[:=]\s{0,3}[\"'`]?([A-Za-z0-9_~.+/-]{16,200})")
+# A key named by its compound name, then its value after a colon, "=" or
+# only a space ("applicationKey K00…", "client secret ~Wjm~g.t0…", "psk
+# dY4y…", "クライアントシークレットはこれです: …"): a long value mixing upper
+# case, lower case and digits is the key, whatever else it holds (Azure's
+# client secrets hold "~" and ".", which a drawn-letters test reads as code).
+# A public key is no such name.
+_NAMED_KEY_VALUE = re.compile(
+    r"(?i:(?<![a-z])(?<!public )(?:client[ _-]?secret|consumer[ _-]?secret|application[ _-]?key|app[ _-]?(?:key|secret)|secret[ _-]?(?:access[ _-]?)?key"
+    r"|access[ _-]?key|api[ _-]?key|psk|pre-?shared[ _-]?key)s?(?![a-z])"
+    r"|クライアントシークレット|客户端密钥|用戶端密碼|클라이언트 시크릿)"
+    r"[^\n:=]{0,30}?(?:[:=]|\s)\s{0,3}[\"'`]?([A-Za-z0-9_~.+/-]{20,200})")
+# A web session's id after its cookie's name ("sessionid=mjqjpf…",
+# "PHPSESSID=…"): whoever holds it is logged in.
+_SESSION_ID = re.compile(r"(?i:(?<![a-z])(?:php|j|asp\.net_)?sess(?:ion)?[_-]?id)\s?[:=]\s?[\"']?([A-Za-z0-9%_-]{20,300})")
+
+
+def _long_key(value: str) -> bool:
+    "Twenty characters or more, upper case, lower case and digits, of high entropy; no placeholder, reference or dotted name."
+    value = value.rstrip(".,;:")
+    return (len(value) >= 20 and any(c.isupper() for c in value) and any(c.islower() for c in value)
+            and any(c.isdigit() for c in value) and _entropy(value) > 3.8
+            and not _placeholder_token(value) and not _REFERENCE.search(value) and not _NAME_REFERENCE.fullmatch(value))
+
+
+def _session_value(value: str) -> bool:
+    "Letters and digits both, not a placeholder: a session's id."
+    return (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+            and not _placeholder_token(value) and not _REFERENCE.search(value))
+
+
 # Oracle's user/password@host (JDBC thin, sqlplus, a TNS alias).
 _ORACLE_LOGIN = re.compile(
     r"(?i:jdbc:oracle:\w{1,10}:|\bsqlplus\s{1,3}|\boracle\b[^\n]{0,40}?\s)([A-Za-z][\w$#]{0,30})/([^\s/@\"']{1,100})@")
@@ -595,7 +651,9 @@ _CLI_PASSWORD = re.compile(
     r"(\s{1,3}[\"']?|=?[\"']?)([^\s\"']{4,200})")
 # A TOTP seed after the words that name one: base32, maybe in groups of four.
 _TOTP_SEED = re.compile(
-    r"(?i:(?:\b(?:totp|otp|2fa|mfa|two-factor|authenticator|authy|otpauth|autenticador|autenticatore|authentificateur|authentifizierung|zwei-faktor|tweestaps|dwuetapow\w{0,3}|doble factor|dois fatores)\b"
+    # (also the "seed" an authenticator is given, and two-factor in French, Russian, Vietnamese, Turkish)
+    r"(?i:(?:\b(?:totp|otp|2fa|mfa|two-factor|authenticator|authy|otpauth|autenticador|autenticatore|authentificateur|authentifizierung|zwei-faktor|tweestaps|dwuetapow\w{0,3}|doble factor|dois fatores"
+    r"|seed|double authentification|authentification à deux facteurs|двухфактор\w{0,6}|двухэтапн\w{0,4}|двофактор\w{0,6}|xác thực hai (?:lớp|yếu tố)|xác thực 2 lớp|iki faktörlü|iki adımlı)\b"
     r"|二段階認証|认证器|驗證器|验证器|两步验证|兩步驗證|二次验证|2단계 인증|인증기)[^\n]{0,60}?)(?<![A-Za-z0-9])"
     r"((?i:[A-Z2-7]{4}(?: ?[A-Z2-7]{4}){3,15}|[A-Z2-7]{16,64})={0,6})(?![A-Za-z0-9])")
 # curl -u user:password, --user "user:password"
@@ -704,6 +762,10 @@ _LOGIN_PAIR = re.compile(r"[^\s/]{3,60}\s/\s([^\s/]{4,80})")
 # short word for its password and the value.
 _HANDLE_PAIR = re.compile(
     r"(?<![^\s(\[\"'“«:])@?(?=[\w.-]{0,40}[_.\d])[A-Za-z][\w.-]{2,40}[,;]?\s(?:pass|pw|pwd|passwd|mdp|senha|clave|passwort|hasło|şifre|heslo)\s?[:=]?\s([^\s/]{4,80})")
+# "user 'priya.n2014' and pass weptc…", "user=dev_olu pass=Pebble…": a user
+# and its name, then "pass" and its value (not a flag: "user guide: pass --verbose").
+_USER_PASS = re.compile(
+    r"(?i:\buser(?:name)?\b)(?:\s?[:=]\s?|\sis\s|\s)[\"']?[\w.@+-]{2,40}[\"']?,?\s(?:and\s)?pass\b\s?[:=]?\s?(?!-)([^\s/\"']{4,80})")
 _EMAIL_PAIR = re.compile(r"\S{3,64}@\S{3,100}\s/\s([^\s/]{4,80})|\S{3,64}@\S{3,100}[,;]?\s(?:pass|pw|pwd|password|mdp|senha|clave|passwort)\s?[:=]?\s([^\s/]{4,80})")
 # "zephyr_harbor_copper": three words or more joined, as a passphrase is written
 _JOINED_WORDS = re.compile(r"[a-z]{3,12}(?:[_-][a-z]{3,12}){2,5}")
@@ -770,7 +832,7 @@ _VOWEL = re.compile(r"[aeiouyAEIOUY]")
 _KEY_CHARACTERS = re.compile(r"[A-Za-z0-9_~!#$%&*+@-]+")
 
 
-def _letters_drawn_at_random(token: str, *, named: bool = False) -> bool:
+def _letters_drawn_at_random(token: str, *, named: bool = False, vowelless: int = 2) -> bool:
     """Letters a generator drew, the case switching three times or more, with
     six consonants in a row ("CV#UxeZfkqjr9F9x", "uhfWLnMRcx"). Where a
     password or key is ``named`` already, also two parts of mixed or lower
@@ -786,7 +848,7 @@ def _letters_drawn_at_random(token: str, *, named: bool = False) -> bool:
     if not named or not _KEY_CHARACTERS.fullmatch(token):  # brackets and dots are code: "SequenceNotStr[str]"
         return False
     parts = _CAMEL_PART.findall(token)
-    return sum(len(part) >= 2 and not part.isupper() and not _VOWEL.search(part) for part in parts) >= 2
+    return sum(len(part) >= 2 and not part.isupper() and not _VOWEL.search(part) for part in parts) >= vowelless
 
 
 def _generated_password(token: str) -> bool:
@@ -800,7 +862,15 @@ def _generated_password(token: str) -> bool:
 # else is written so: no line of the 1.5 million of code and docs in this
 # project's dependencies has one ("=" is left out: keyword arguments,
 # "category=Deprecated20"; and "_": identifiers and gamer tags).
-_WORD_SYMBOL_WORD_NUMBER = re.compile(r"[A-Za-z]{3,}[!#$%^&*+?~@]{1,2}[A-Za-z]{3,}\d{1,6}")
+# The same recipe in its other orders, after a capitalised word: a number
+# then a symbol then letters ("Fieldwork25#lhm"), a symbol then a number
+# ("Girasole#2024pz").
+_WORD_SYMBOL_WORD_NUMBER = re.compile(
+    r"[A-Za-z]{3,}[!#$%^&*+?~@]{1,2}[A-Za-z]{3,}\d{1,6}"
+    # ("+" and "@" join names there: "Node18+Vite", "Release2@host"; "%" and
+    # "~" with a hex digit encode a character: "~2Ffoo~2Fbar"; a Fortran type
+    # is a word, "*" and a size: "Integer*1")
+    r"|(?<![A-Za-z0-9])[A-Z][a-z]{2,}(?:\d{1,6}[!#$^&*?~]{1,2}[A-Za-z]{2,}|[!#$^&?~]{1,2}\d{1,6}[a-z]{1,6}(?![A-Za-z0-9]))")
 
 
 def _generated_password_anywhere(plain: str) -> bool:
@@ -860,7 +930,8 @@ def _login_secret(plain: str) -> bool:
 # sentence. The password starts with a letter and holds a digit or a symbol,
 # so a choice ("read / write"), a unit ("mono / 128kbps"), a date or a
 # version ("py / v3.12") is not one.
-_SERVICE_LOGIN = re.compile(r"[^\W\d][^:\n]{1,60}:\s{1,3}[A-Za-z][\w.@+-]{1,60}\s/\s([^\W\d][^\s/]{5,79})\s*$")
+# (a gamer's user name may hold "#": "raidlead#2291")
+_SERVICE_LOGIN = re.compile(r"[^\W\d][^:\n]{1,60}:\s{1,3}[A-Za-z][\w.@+#-]{1,60}\s/\s([^\W\d][^\s/]{5,79})\s*$")
 _VERSION_DIGITS = re.compile(r"\d\.\d")
 
 
@@ -880,7 +951,9 @@ def _login_pair(sentence: str) -> bool:
     # "j.okafor@acme.example / Quill168!"
     if any(_EMAIL.search(m.group()) and _secret_value(m.group(m.lastindex)) for m in _EMAIL_PAIR.finditer(sentence)):
         return True
-    return any(_secret_value(m.group(1)) or _listed_words_joined(m.group(1)) for m in _HANDLE_PAIR.finditer(sentence))
+    if any(_secret_value(m.group(1)) or _listed_words_joined(m.group(1)) for m in _HANDLE_PAIR.finditer(sentence)):
+        return True
+    return any(_secret_value(m.group(1)) for m in _USER_PASS.finditer(sentence))
 
 
 # A command line (a lowercase program name first, maybe after a prompt),
@@ -1078,6 +1151,9 @@ def _token_reason(plain: str) -> str | None:
         return "a one-time-password seed"
     if any(_drawn_key(m.group(1)) for m in _NAMED_SECRET_VALUE.finditer(plain)):
         return "an API token or key"
+    if any(_long_key(m.group(1)) for m in _NAMED_KEY_VALUE.finditer(plain)) or any(
+            _session_value(m.group(1)) for m in _SESSION_ID.finditer(plain)):
+        return "an API token or key"
     if _password_beside_host(plain):
         return "a connection string with a password"
     return None
@@ -1160,8 +1236,32 @@ def _keyed_value(folded: str) -> bool:
         for word in _KEY_WORD.finditer(sentence):
             if _NOT_A_KEY.search(sentence[max(0, word.start() - 14):word.start()]):
                 continue
-            if _window_has_value(_clause_after(sentence, word.end())):
+            # a router's key may be 16 to 20 digits (a FRITZ!Box's is 20)
+            if _window_has_value(_clause_after(sentence, word.end()), network_key=True):
                 return True
+    return False
+
+
+# A password of letters alone ("HrpaxyXbdt", "QkyAFpNQodi") right after a
+# password word (and its link, or only a space), closing the clause or
+# before a Japanese or Korean copula ("パスワードは ESYqOQLJjn です"). Folding
+# lowered its case, so the value is read again as written: there one part of
+# it with no vowel is enough ("Xbdt"), the place already says it is a password.
+_LETTERS_AFTER_WORD = re.compile(
+    rf"(?<![a-z])(?:{_SECRET_WORDS})[^.!?;\n。:]{{0,40}}?(?:{_LINK}|\s)([a-z]{{8,40}})(?:\s?(?:です|でした|だ|입니다|이에요|예요))?\s?(?:[.!?。,;)]|$)")
+
+
+# Or after a key's word where the text names a network or device ("Guest
+# network: Shed-Guest, key KQMwjztWWcnM").
+_LETTERS_AFTER_KEY = re.compile(rf"(?:{_KEY_WORD.pattern})\s?:?\s([a-z]{{8,40}})(?:\s?[.!?,;)]|$)")
+
+
+def _letters_after_word(folded: str, plain: str) -> bool:
+    keyed = _LETTERS_AFTER_KEY.finditer(folded) if _OPENED.search(folded) else ()
+    for match in itertools.chain(_LETTERS_AFTER_WORD.finditer(folded), keyed):
+        written = re.search(rf"(?<![A-Za-z]){match.group(1)}(?![A-Za-z])", plain, re.IGNORECASE)
+        if written and _letters_drawn_at_random(written.group(), named=True, vowelless=1):
+            return True
     return False
 
 
@@ -1171,11 +1271,14 @@ _OPENS_WITH = re.compile(
     r"\b(?:(?:unlock|disarm|open)\w{0,3}\s(?:it\s|only\s)?with|geht\smit|(?:type|enter|punch|key|tap)(?:\sin)?"
     # "the keypad takes 1991"
     r"|(?:keypad|pad|panel|lock)\s(?:takes|accepts|wants)"
+    # "le boîtier à côté de la porte demande 2814b", "la tastiera chiede 4411"
+    r"|(?:keypad|boîtier|clavier|digicode|teclado|tastiera|tastierino|tastenfeld|ziffernblock)(?:\s[^\s\d]{1,20}){0,8}?\s"
+    r"(?:asks for|demande|exige|accepte|pide|acepta|chiede|accetta|verlangt|akzeptiert)"
     # a verb that switches it off or opens it, then "with" a number, in several languages:
     # "die Alarmanlage schalte ich mit 4048 aus", "je désactive l'alarme avec 4048"
     r"|(?:(?:disarm|deactivat|switch|turn|schalt|deaktivier|entsperr|öffne|désactiv|ouvr|desactiv|disattiv|ontgrendel|schakel)\w{0,4}|(?:abr|apr)(?:o|e|i|ir|ire)\b)"
     r"(?:\s[^\s\d]{1,20}){0,5}?\s(?:with|mit|avec|con|com|met))\s(?:the\s|dem\s|le\s|el\s)?(?:code\s)?"
-    r"[#*]?\d(?:[- ]?\d){3,7}[#*]?(?![\w-])")
+    r"[#*]?\d(?:[- ]?\d){3,7}[#*]?[a-z]?(?![\w-])")
 
 
 # The same, where the language names the kind after the code ("kod błędu",
@@ -1193,11 +1296,39 @@ def _code_value(folded: str) -> bool:
                for m in _CODE_VALUE.finditer(folded))
 
 
+# A box or pad that holds or asks for nothing but a code, then a colon and
+# the number ("Keysafe by the back door: 5975"): the number is its code.
+_CODE_BOX_NUMBER = re.compile(
+    r"(?<![\w-])(?:key ?safe|key ?box|lock ?box|keypad|padlock|combination lock|digicode|schlüsseltresor|schlüsselkasten|schlüsselkästchen"
+    r"|boîte à clés|sleutelkast\w{0,2}|sleutelkluis|kluisje|nyckelskåp|nøkkelboks|домофон\w{0,2}|interphone|intercom|citofono|kłódk\w{0,2}|candado|lucchetto)(?![\w-])"
+    r"[^\n:.]{0,40}?:\s?[#*]?\d{4,8}[#*]?(?![\w-]|[.,:/]\d)")
+# Japanese, Chinese and Korean name a door's or safe's code by what it
+# opens, then the word for its number or code ("オートロックの番号は 3027",
+# "门禁密码是 4821", "현관 비밀번호는 1234"): there are no spaces to find words by.
+_CJK_LOCK_CODE = re.compile(
+    r"(?:(?:オートロック|キーボックス|南京錠|金庫|ダイヤル錠)の?(?:番号|暗証番号|コード|パスワード)"
+    r"|(?:玄関|ドア|门禁|門禁|大门|大門|单元门|單元門|保险箱|保險箱|保险柜|保險櫃|密码锁|密碼鎖|현관|도어락|금고|공동현관|대문)[^\n。]{0,8}?(?:暗証番号|コード|密码|密碼|비밀번호|코드))"
+    r"\s?(?:は|が|是|为|為|는|은|:|：)?\s?(?!(?:19|20)\d\d(?!\d))\d{4,8}(?!\d)")
+# "the code to type is 21931", "il codice da digitare è ...", "le code à
+# taper est ...": a code one keys in, in several languages, where the text
+# names no lock ("carta della Coldiretti": a card's PIN).
+_CODE_TO_TYPE = re.compile(
+    r"(?<![a-z])(?:code|codice|código|codigo|kod|kode|koodi|kód|код|pin|пин|geheimzahl|zahlencode)\s(?:(?:to|da|à|a|zum|que|you|i|we|hay que)\s){0,2}"
+    r"(?:type|enter|key in|punch in|dial|digitare|inserire|comporre|taper|composer|saisir|teclear|marcar|introducir|ingresar|digitar|eingeben|einzugeben|eintippen|einzutippen|набрать|ввести|ввода)"
+    r"(?:\s(?:in|at|on)\s[^\s\d]{1,20})?(?:\s?[:=]\s?|\s(?:is|est|es|è|é|ist|lautet|är|er|on|это)\s)"
+    r"(?!(?:19|20)\d\d(?!\d))[#*]?\d{4,8}[#*]?(?![\w-]|[.,:/]\d)")
+
+
+def _code_to_type(folded: str) -> bool:
+    return any(not _NOT_A_KEY.search(folded[max(0, m.start() - 14):m.start()]) for m in _CODE_TO_TYPE.finditer(folded))
+
+
 def _password_in_prose(folded: str) -> bool:
     folded = _PUBLIC_BLOB.sub(" ", _PLACEHOLDER_SPAN.sub("<>", _without_references(folded)))
     return bool(
         _prose_secret(folded) or _near_value(folded) or _keyed_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded) or _recovery_code_list(folded)
         or (_OPENS_SOMETHING.search(folded) and _code_value(folded))
+        or _CODE_BOX_NUMBER.search(folded) or _CJK_LOCK_CODE.search(folded) or _code_to_type(folded)
     )
 
 
@@ -1236,12 +1367,21 @@ def _card_number(plain: str) -> bool:
     for match in _DIGIT_RUN.finditer(plain):
         if not named and _TRACKING_NUMBER.search(plain, max(0, match.start() - 30), match.start()):
             continue
-        digits = re.sub(r"\D", "", match.group())
-        if 12 <= len(digits) <= 19 and (named or _card_brand_ok(digits)) and _luhn_ok(digits) and not _published_sample(digits, plain):
-            if product and _valid_id(digits, ("ean", "isbn")):
-                continue
-            return True
+        for digits in _card_candidates(match.group()):
+            if (named or _card_brand_ok(digits)) and _luhn_ok(digits) and not _published_sample(digits, plain):
+                if product and _valid_id(digits, ("ean", "isbn")):
+                    continue
+                return True
     return False
+
+
+def _card_candidates(run: str) -> list[str]:
+    """The run's digits, and the digits up to each space or dash in it: a
+    card written with its expiry after it ("4623 7267 6957 0457 04/27")
+    runs on into the month's digits."""
+    ends = [m.start() for m in re.finditer(r"[ -]", run)] + [len(run)]
+    candidates = (re.sub(r"\D", "", run[:end]) for end in reversed(ends))
+    return [digits for digits in candidates if 12 <= len(digits) <= 19]
 
 
 # A bank account as a country without IBANs writes it: a US routing number
@@ -1262,15 +1402,18 @@ _ROUTING_AND_ACCOUNT = re.compile(
 
 # A number named as a bank account's ("Kontonummer til lønnen: 4742.40.01644",
 # "numéro de compte 30004 00550 0001"): 8 to 20 digits, maybe grouped, right
-# after the name, as an id's number is read after its name.
+# after the name, as an id's number is read after its name. (Chinese and
+# Japanese glue the name to the bank's: "工商银行卡号".)
 _ACCOUNT_NUMBER = re.compile(
-    r"(?<!\w)(?i:(?:bank ?account|account) (?:number|no\.?|#)|\bacct\.? (?:no\.?|#)|kontonummer\w{0,2}|kontonr\.?|numéro de compte|n° de compte"
+    r"(?<![^\W\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])(?i:(?:bank ?account|account) (?:number|no\.?|#)|\bacct\.? (?:no\.?|#)|kontonummer\w{0,2}|kontonr\.?|numéro de compte|n° de compte"
     # the kind of account named for its number ("the checking account is 1134845123", "Girokonto: ...")
     r"|(?:checking|savings|current|cheque|chequing|deposit|salary|joint) account|girokonto|sparkonto|lønnskonto|lönekonto|sparekonto"
     r"|compte (?:courant|chèque|d'épargne|épargne)|cuenta (?:corriente|de ahorros?|nómina)|conto (?:corrente|di risparmio)|conta (?:corrente|poupança)"
     r"|lopende rekening|spaarrekening|betaalrekening|rachun\w{1,3} (?:bieżąc|oszczędnościow|osobist)\w{1,3}|(?:расч[её]тн|текущ|сберегательн)\w{1,3} сч[её]т\w{0,2}"
     r"|número de (?:la |mi )?(?:cuenta|conta)|numero (?:di |del )?conto|rekeningnummer|numer (?:mojego )?konta|номер (?:моего )?сч[её]та|hesap numara\w{0,3}"
-    r"|tilinumero\w{0,2}|számlaszám\w{0,3}|číslo účtu|broj računa|αριθμός λογαριασμού|رقم الحساب|מספר (?:ה)?חשבון|계좌 ?번호|银行账号|銀行帳號)"
+    r"|tilinumero\w{0,2}|számlaszám\w{0,3}|číslo účtu|broj računa|αριθμός λογαριασμού|رقم الحساب|מספר (?:ה)?חשבון|계좌 ?번호|银行账号|銀行帳號"
+    # a bank card's number, named so (a debit card's number is its account's)
+    r"|bank card number|银行卡号|銀行卡號|银行卡卡号)"
     # (a number, not an amount of money or a date: "opened on 2019-05-12")
     r"\D{0,20}?(?<![\d.,/$€£¥-])(?!\d{1,4}([.-])\d{1,2}\1\d{2,4}(?!\d))\d(?:[ .-]?\d){7,19}(?![\w-]|[.,/]\d)")
 
@@ -1339,6 +1482,18 @@ _PASSPORT_NUMBER = re.compile(
     r"|護照|护照|パスポート|여권|جواز السفر|דרכון)[^\n]{0,30}?(?<![\w-])(?=[A-Z]{0,3}\d)(?=(?:[A-Z]{0,9}\d){2})[A-Z]{0,3}\d[A-Z0-9]{5,10}(?![\w-])")
 
 
+# After an id's name, a code of capitals and digits, two of each at least
+# ("Codice fiscale: WTTZNL94H09P165P", "ID number AB1234567"): named so, its
+# shape is enough, even where its check letter is wrong.
+_NAMED_ID_CODE = re.compile(
+    rf"((?i:{_ID_NAMES}))[^\n]{{0,30}}?(?<![\w-])(?=(?:[A-Z]{{0,19}}\d){{2}})(?=(?:\d{{0,19}}[A-Z]){{2}})[A-Z0-9]{{8,20}}(?![\w-])")
+
+
+def _named_id_code(plain: str) -> bool:
+    "A short name counts only in capitals, as ids are written: 'TIN', not 'the tin contains'."
+    return any(len(m.group(1)) > 4 or m.group(1).isupper() for m in _NAMED_ID_CODE.finditer(plain))
+
+
 def _national_id(plain: str, upper: str) -> bool:
     return bool(
         _PASSPORT_NUMBER.search(plain)
@@ -1346,7 +1501,7 @@ def _national_id(plain: str, upper: str) -> bool:
         or _NINO.search(plain)
         or _KOREAN_RRN.search(plain)
         or any(_valid_id(m.group(), modules) for pattern, modules in _ID_SHAPES for m in pattern.finditer(upper))
-        or (_ID_CONTEXT.search(plain.lower()) and (_ID_WORDS.search(plain) or _plain_id(plain)))
+        or (_ID_CONTEXT.search(plain.lower()) and (_ID_WORDS.search(plain) or _plain_id(plain) or _named_id_code(plain)))
         or _checked_named_id(plain.lower(), upper)
     )
 
@@ -1438,6 +1593,24 @@ def _holds_a_phrase(words: list[str], checker) -> bool:
 _SPACED_HANZI = re.compile(r"(?<![\u3400-\u9fff])(?:[\u3400-\u9fff][ \u3000]{1,3}){11,23}[\u3400-\u9fff](?![\u3400-\u9fff])")
 
 
+# A text that names a wallet or its phrase, in several languages, or a
+# count of words ("12 words for my Trezor").
+_WALLET_WORDS = re.compile(
+    r"(?i:\b(?:wallet|portefeuille|cartera|billetera|monedero|carteira|portafoglio|geldbörse|brieftasche|portfel\w{0,2}|кошел[её]к\w{0,2}|гаманець|cüzdan\w{0,3}"
+    r"|trezor|ledger|metamask|seed|mnemonic|recovery phrase|secret phrase|phrase secrète|frase secreta|(?:12|15|18|21|24)[- ]words?)\b|钱包|錢包|ウォレット|지갑|助记词|助記詞)")
+
+
+def _named_phrase(plain: str) -> bool:
+    """Twelve words or more of BIP-39's English list in a row, in a text
+    that names a wallet or its phrase: the phrase, even where its checksum
+    fails (a word misheard or mistyped still opens the wallet to a search)."""
+    if not _WALLET_WORDS.search(plain):
+        return False
+    words = _passphrase_words()
+    return any(len(list(group)) >= 12 for run in _word_runs(plain)
+               for in_list, group in itertools.groupby(run, key=words.__contains__) if in_list)
+
+
 def _wallet_mnemonic(plain: str) -> bool:
     "A run of one BIP-39 list's words, 12 to 24 of them in a row, with a valid checksum."
     runs = _word_runs(plain)
@@ -1486,9 +1659,10 @@ def secret_reason(text: str) -> str | None:
     if token:
         return token
     folded = fold_for_matching(text)
-    if _password_in_prose(folded) or _password_beside_word(plain) or _generated_password_anywhere(plain):
+    if (_password_in_prose(folded) or _password_beside_word(plain) or _generated_password_anywhere(plain)
+            or _letters_after_word(folded, plain)):
         return "a password or code"
-    if _wallet_mnemonic(plain):
+    if _wallet_mnemonic(plain) or _named_phrase(plain):
         return "a wallet recovery phrase"
     if _KEYWORD_HEX.search(folded) or _KEYWORD_UUID.search(folded):
         return "an API token or key"
