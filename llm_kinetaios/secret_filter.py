@@ -303,11 +303,16 @@ def _window_has_value(window: str, *, network_key: bool = False) -> bool:
         if not (stripped.isdigit() or grouped):
             if _secret_value(value):
                 return True
-        elif (4 <= len(stripped) <= 10 or grouped or (network_key and 16 <= len(stripped) <= 20)) and _NUMERIC_LINK.search(between):
-            # A number is a PIN only right after "is"/":"/"lautet"...,
-            # so "changed in 2024" or "since 2019" is not one.
+        elif _number_is_the_value(stripped, between, grouped, network_key):
             return True
     return False
+
+
+def _number_is_the_value(number: str, between: str, grouped: bool, network_key: bool) -> bool:
+    """A number is a PIN only right after "is"/":"/"lautet"..., so "changed
+    in 2024" or "since 2019" is not one."""
+    fits = 4 <= len(number) <= 10 or grouped or (network_key and 16 <= len(number) <= 20)
+    return fits and bool(_NUMERIC_LINK.search(between))
 
 
 _GLUED = "_-.=:：/"
@@ -1655,10 +1660,13 @@ def secret_reason(text: str) -> str | None:
     "What kind of secret the text holds, or None."
     text = _PUBLISHABLE_KEY.sub("<publishable-key>", text)
     plain = unicodedata.normalize("NFKC", strip_hiding_characters(text)).replace("\u00ad", "")
-    token = _token_reason(plain)
-    if token:
-        return token
     folded = fold_for_matching(text)
+    return (_token_reason(plain) or _words_reason(folded, plain) or _number_reason(plain)
+            or ("a random-looking token (a key?)" if _random_token(plain) else None))
+
+
+def _words_reason(folded: str, plain: str) -> str | None:
+    "A password, a recovery phrase or a key named by its word."
     if (_password_in_prose(folded) or _password_beside_word(plain) or _generated_password_anywhere(plain)
             or _letters_after_word(folded, plain)):
         return "a password or code"
@@ -1666,6 +1674,11 @@ def secret_reason(text: str) -> str | None:
         return "a wallet recovery phrase"
     if _KEYWORD_HEX.search(folded) or _KEYWORD_UUID.search(folded):
         return "an API token or key"
+    return None
+
+
+def _number_reason(plain: str) -> str | None:
+    "A card, bank account, IBAN or national id number."
     if _card_number(plain):
         return "a payment card number"
     if _domestic_account(plain):
@@ -1675,8 +1688,6 @@ def secret_reason(text: str) -> str | None:
         return "an IBAN"
     if _national_id(plain, upper):
         return "a national id number"
-    if _random_token(plain):
-        return "a random-looking token (a key?)"
     return None
 
 
