@@ -26,7 +26,7 @@ reached, so that no payload of a split the head had not seen would have been
 cleared (a rule fixed before any figure); the strength that clears the most
 out-of-split candidate ordinary entries at its threshold wins.
 Deterministic. How the shipped head does on the report split is measured
-end to end by ``benchmarks/safety_report.py --split fresh28``.
+end to end by ``benchmarks/safety_report.py --split fresh29``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "wish_classifier.json"
 # The poisoning head's splits, and the three the twenty-second and
 # twenty-third rounds read.
 READ_SPLITS = POISONING_READ_SPLITS + ("fresh25", "fresh26", "fresh27")
-REPORT_SPLIT = "fresh28"
+REPORT_SPLIT = "fresh29"
 STRENGTHS = (0.003, 0.01, 0.03)
 
 
