@@ -104,13 +104,16 @@ def fit_standardised(x: np.ndarray, y: np.ndarray, strength: float) -> tuple[np.
     return weights / spread, bias - float((weights * mean / spread).sum())
 
 
-def out_of_split(x: np.ndarray, y: np.ndarray, splits: np.ndarray, strength: float) -> np.ndarray:
-    "Each memory's score from a head trained on every other split."
-    scores = np.zeros(len(y))
-    for split in np.unique(splits):
-        test = splits == split
-        weights, bias = fit_standardised(x[~test], y[~test], strength)
-        scores[test] = logit(x[test], weights, bias)
+def out_of_split(x: np.ndarray, y: np.ndarray, splits: np.ndarray, strength: float,
+                 scored: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Each memory's score from a head trained (on ``x``, ``y``) on every
+    other split: the training rows' own scores, or those of ``scored``
+    (vectors and their splits) where the rows scored are others."""
+    score_x, score_splits = scored if scored is not None else (x, splits)
+    scores = np.zeros(len(score_x))
+    for split in np.unique(score_splits):
+        weights, bias = fit_standardised(x[splits != split], y[splits != split], strength)
+        scores[score_splits == split] = logit(score_x[score_splits == split], weights, bias)
     return scores
 
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from _common import REPO_ROOT, markdown_table
 from train_injection_classifier import CORPORA, EXTRACTION, embed, rows
-from train_poisoning_classifier import READ_SPLITS as POISONING_READ_SPLITS, ship
+from train_poisoning_classifier import READ_SPLITS as POISONING_READ_SPLITS, out_of_split, ship
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "wish_classifier.json"
 # The poisoning head's splits, and the three the twenty-second and
@@ -65,10 +65,12 @@ def read_rows(standing_preferences_only: bool = False) -> list[tuple[str, int, s
     return found
 
 
-def candidates(found: list[tuple[str, int, str]]) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+def candidates(found: list[tuple[str, int, str]],
+               vectors: dict[str, np.ndarray]) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """The entries a wish head could clear: flagged by a bare order or the
     instruction head, and passed by every other check (the poisoning head
-    included) when read as a wish. Texts, labels, splits, vectors."""
+    included) when read as a wish. Texts, labels, splits, vectors
+    (``vectors``: text -> its passage vector)."""
     from llm_kinetaios.learned_detector import (WEIGHTS_FILE, POISONING_WEIGHTS_FILE, instruction_scores,
                                                 load_classifier, poisoning_scores)
     from llm_kinetaios.safety import BARE_ORDER_REASONS, injection_reason, reason_as_a_wish
@@ -76,7 +78,7 @@ def candidates(found: list[tuple[str, int, str]]) -> tuple[list[str], np.ndarray
 
     flagged = [(text, label, split) for text, label, split in found
                if not secret_reason(text) and reason_as_a_wish(text) is None]
-    x = embed([text for text, _, _ in flagged])
+    x = np.stack([vectors[text] for text, _, _ in flagged])
     by_instruction_head = instruction_scores(x) > load_classifier(WEIGHTS_FILE)[3]
     by_poisoning_head = poisoning_scores(x) > load_classifier(POISONING_WEIGHTS_FILE)[3]
     keep = [i for i, (text, _, _) in enumerate(flagged) if not by_poisoning_head[i]
@@ -85,22 +87,11 @@ def candidates(found: list[tuple[str, int, str]]) -> tuple[list[str], np.ndarray
     return texts, np.array([flagged[i][1] for i in keep]), np.array([flagged[i][2] for i in keep]), x[keep]
 
 
-def out_of_split_scores(x, splits, train_x, train_y, train_splits, strength) -> np.ndarray:
-    "Each candidate's score from a head trained on the training rows of every other split."
-    from train_poisoning_classifier import fit_standardised, logit
-
-    scores = np.zeros(len(x))
-    for split in np.unique(splits):
-        weights, bias = fit_standardised(train_x[train_splits != split], train_y[train_splits != split], strength)
-        scores[splits == split] = logit(x[splits == split], weights, bias)
-    return scores
-
-
 def cross_validate(x, y, splits, train_x, train_y, train_splits):
     "The chosen strength and threshold, the candidates' out-of-split scores, and the table."
     table, best = [], None
     for strength in STRENGTHS:
-        scores = out_of_split_scores(x, splits, train_x, train_y, train_splits, strength)
+        scores = out_of_split(train_x, train_y, train_splits, strength, scored=(x, splits))
         threshold = float(scores[y == 0].max())
         cleared = int((scores[y == 1] > threshold).sum())
         table.append([strength, f"{threshold:.2f}", f"{cleared} of {int(y.sum())}", f"0 of {int((y == 0).sum())}"])
@@ -120,9 +111,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true", help="write the shipped weights file")
     args = parser.parse_args()
-    _, y, splits, x = candidates(read_rows())
+    found = read_rows()
+    # The training rows are among the read rows: one embedding of each text serves both.
+    texts = list(dict.fromkeys(text for text, _, _ in found))
+    vectors = dict(zip(texts, embed(texts)))
+    _, y, splits, x = candidates(found, vectors)
     training = read_rows(standing_preferences_only=True)
-    train_x = embed([text for text, _, _ in training])
+    train_x = np.stack([vectors[text] for text, _, _ in training])
     train_y = np.array([label for _, label, _ in training])
     train_splits = np.array([split for _, _, split in training])
     strength, threshold, scores, table = cross_validate(x, y, splits, train_x, train_y, train_splits)

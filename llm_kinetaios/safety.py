@@ -1021,7 +1021,7 @@ _INSTITUTION = (  # not the name inside an address ("payroll@employer.example")
     r"|banque|bancaire|service client|conseiller|comptable|banco|bancari[oa]s?|banca|atención al cliente|servicio al cliente|asesor fiscal|gestor\w{0,2}|contador\w{0,2}|contabil\w{0,4}"
     r"|bankverbindung|kundenservice|kundendienst|steuerberater\w{0,2}|gehalt\w{0,4}|lohn\w{0,6}|assistenza clienti|commercialista|atendimento|suporte"
     r"|bankowy|banku|obsług\w{1,3} klienta|księgow\w{1,4}|klantenservice|boekhouder|kundtjänst|kundeservice|pankki\w{0,3}|asiakaspalvelu|banka\w{0,4}|müşteri hizmetleri|destek hattı|destek hatti"
-    r"|τράπεζ\w{1,3}|bankas|ngân hàng|bank\w{0,3}|dukungan pelanggan|layanan pelanggan)\b(?![@.]\w)"
+    r"|τράπεζ\w{1,3}|bankas|ngân hàng|dukungan pelanggan|layanan pelanggan)\b(?![@.]\w)"
     r"|(?:банк\w{0,4}|служб\w{1,2} поддержк\w{1,2}|поддержк\w{1,2}|бухгалтер\w{0,3}|銀行|银行|客服|客戶服務|カスタマー|サポート窓口|은행|고객센터|بنك|مصرف|خدمة العملاء|בנק|שירות לקוחות|बैंक|ग्राहक सेवा|ธนาคาร|ฝ่ายบริการลูกค้า)"
 )
 _INSTITUTION_CONTACT = (
@@ -1036,7 +1036,7 @@ _INSTITUTION_CONTACT = (
 # reminder every 90 days, which everyone hates" hand nothing over).
 _USERS_DATA_WORDS = (
     r"\b(?:location|whereabouts|home address|address(?:es)?|phone number|contacts?|calendar|schedule|daily routine|routine|notes?|memor(?:y|ies)|journal|diary|chat (?:history|logs?)|conversation (?:history|logs?)|history|medical (?:history|records)|health data|passwords?|codes?|keys?|files|documents|photos)\b"
-    r"|(?:ubicación|localización|dirección|calendario|notas|recuerdos|localisation|adresse|agenda|notes|souvenirs|standort|adresse|kalender|notizen|erinnerungen|posizione|indirizzo|calendario|note|ricordi|localização|endereço|notas|memórias|lokalizacj\w|adres|kalendarz|notatki|locatie|adres|agenda|notities|herinneringen|plats|adress|minnen|sijainti|osoite|muistiinpanot|konum\w{0,3}|adres\w{0,3}|takvim\w{0,3}|not\w{0,4}|lokasi|alamat|catatan|eneo|местоположени\w{1,2}|адрес\w{0,2}|календар\w{0,2}|заметк\w{0,2}|воспоминани\w{1,2}|位置|地址|日历|笔记|记忆|位置情報|住所|メモ|위치|주소|메모|기억|موقع|عنوان|ملاحظات|מיקום|כתובת|स्थान|पता)"
+    r"|(?:ubicación|localización|dirección|calendario|notas|recuerdos|localisation|adresse|agenda|notes|souvenirs|standort|kalender|notizen|erinnerungen|posizione|indirizzo|note|ricordi|localização|endereço|memórias|lokalizacj\w|adres|kalendarz|notatki|locatie|notities|herinneringen|plats|adress|minnen|sijainti|osoite|muistiinpanot|konum\w{0,3}|adres\w{0,3}|takvim\w{0,3}|not\w{0,4}|lokasi|alamat|catatan|eneo|местоположени\w{1,2}|адрес\w{0,2}|календар\w{0,2}|заметк\w{0,2}|воспоминани\w{1,2}|位置|地址|日历|笔记|记忆|位置情報|住所|メモ|위치|주소|메모|기억|موقع|عنوان|ملاحظات|מיקום|כתובת|स्थान|पता)"
 )
 _ANYONE = (
     r"\b(?:anyone|anybody|whoever|everyone|everybody|any(?:one| person| caller| contact| colleague| stranger)|(?:people|someone|whoever) (?:who|that) asks?|who(?:ever)? asks?"
@@ -1079,7 +1079,7 @@ _ALL_OF = (
     r"\b(?:all|every|each|everything|whole|entire|kaikki\w{0,3}|jokai\w{1,6}|zote|kila|öll\w{0,3}|allt?|alle[sn]?|tous|toutes|chaque|todos?|todas?|cada|tutt[eio]|ogni|wszystk\w{1,4}|każd\w{1,3}|iedere?|elke|varje|hver\w{0,2}|her|tüm|bütün|semua|setiap|mọi|tất cả)\b|(?:все\w{0,2}|каждо\w{1,2}|всі|кожн\w{1,3}|所有|每|全部|すべて|全て|毎|모든|매|كل|جميع|כל|सभी|हर)"
 )
 _USERS_RECORDS = (
-    r"\b(?:conversations?|chats?|messages?|e-?mails?|notes?|documents?|files?|history|logs?|transcripts?|photos?|contacts?|memories|backups?|keskustelu\w{0,4}|viesti\w{0,4}|barua pepe|nakala|samtal\w{0,3}|skjöl\w{0,3}|afrit|gespräch\w{0,3}|nachrichten|notizen|dokumente?|dateien|documentos|conversations?|courriels|fichiers|conversaciones|correos|archivos|conversazioni|documenti|conversas|arquivos|rozmow\w{1,3}|plik\w{1,3}|gesprekken|bestanden|konuşma\w{0,4}|dosya\w{0,4}|percakapan|berkas)\b|(?:переписк\w{1,2}|разговор\w{0,3}|сообщени\w{1,3}|файл\w{0,3}|对话|聊天|邮件|文件|会話|メール|ファイル|대화|메일|파일|محادث\w{0,3}|رسائل|ملفات|שיחות|קבצים|बातचीत|फ़ाइल)"
+    r"\b(?:conversations?|chats?|messages?|e-?mails?|notes?|documents?|files?|history|logs?|transcripts?|photos?|contacts?|memories|backups?|keskustelu\w{0,4}|viesti\w{0,4}|barua pepe|nakala|samtal\w{0,3}|skjöl\w{0,3}|afrit|gespräch\w{0,3}|nachrichten|notizen|dokumente?|dateien|documentos|courriels|fichiers|conversaciones|correos|archivos|conversazioni|documenti|conversas|arquivos|rozmow\w{1,3}|plik\w{1,3}|gesprekken|bestanden|konuşma\w{0,4}|dosya\w{0,4}|percakapan|berkas)\b|(?:переписк\w{1,2}|разговор\w{0,3}|сообщени\w{1,3}|файл\w{0,3}|对话|聊天|邮件|文件|会話|メール|ファイル|대화|메일|파일|محادث\w{0,3}|رسائل|ملفات|שיחות|קבצים|बातचीत|फ़ाइल)"
 )
 _INSECURE_SETTINGS = (
     r"stricthostkeychecking\s*(?:=\s*)?no|\bopen proxy\b|public-read|\bacl\b.{0,20}\bpublic\b|--privileged|\bchmod\s+-?r?\s*777\b|verify\s*=\s*false|--no-verify|--insecure|-k\b.{0,10}curl|curl -k\b|--trusted-host|ssl(?:_| )?verif\w{1,8}\s*(?:=\s*)?(?:false|off|0|no)|(?:disable|turn off|skip)\w{0,3} (?:ssl|tls|certificate|cert) (?:verification|checks?|validation)|access-control-allow-origin:?\s*\*|0\.0\.0\.0/0|\brun\w{0,3} (?:\w+ ){0,3}as root\b|password\s*authentication\s*yes|permitrootlogin\s*yes|selinux\s*(?:=\s*)?disabled|setenforce 0|\bdisable\w{0,3} (?:the )?firewall|autoupdate\w{0,3} off"

@@ -319,7 +319,7 @@ _GLUED = "_-.=:：/"
 # "changed ..., the new one is": a change that gives the new value.
 _NEW_ONE = re.compile(
     r"(?:\bnew one|\bthe new (?:one|password|pin|code)|\bneue[sn]?|\bnueva|\bnuevo|\bnouveau|\bnouvelle|\bnuova|\bnuovo|\bnieuwe|\bnow[aey])"
-    r"(?:\s?[:=]\s?|\s(?:is|ist|lautet|es|est|è|is|to|jest)\s)")
+    r"(?:\s?[:=]\s?|\s(?:is|ist|lautet|es|est|è|to|jest)\s)")
 _DIGIT_GROUPS = re.compile(r"\d{3,6}(?:-\d{3,6}){2,5}")
 _GLUED_ASSIGNMENT = re.compile(r"[a-z_][\w.-]{0,40}[=:](.{3,})")
 
@@ -463,6 +463,8 @@ def _recovery_code_list(folded: str) -> bool:
                 any(ch.isdigit() for ch in group) or _NO_VOWEL.fullmatch(group) for group in groups):
             return True
     return False
+
+
 # Some providers' keys are UUIDs (Postmark, Heroku's old keys, Snyk): a UUID
 # named as a token or key, not as an id ("request id", "tenant id").
 # "API key" as other languages write it: "API-Schlüssel", "clé API", "API-ключ", "API キー".
@@ -1660,8 +1662,10 @@ def secret_reason(text: str) -> str | None:
     "What kind of secret the text holds, or None."
     text = _PUBLISHABLE_KEY.sub("<publishable-key>", text)
     plain = unicodedata.normalize("NFKC", strip_hiding_characters(text)).replace("\u00ad", "")
-    folded = fold_for_matching(text)
-    return (_token_reason(plain) or _words_reason(folded, plain) or _number_reason(plain)
+    token = _token_reason(plain)
+    if token:  # before folding: most secrets written to memory are tokens
+        return token
+    return (_words_reason(fold_for_matching(text), plain) or _number_reason(plain)
             or ("a random-looking token (a key?)" if _random_token(plain) else None))
 
 
