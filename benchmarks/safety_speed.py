@@ -11,8 +11,8 @@ and the ratio of the 100 KB cost per KB to the 1 KB one (about 1 for linear
 time; a quadratic check would show about 100). Then the real write check
 with the default limit on a 1 MB text: refused in microseconds. Last, the
 learned detector's cost per memory (a dot product on the e5 vector the write
-path makes anyway) beside the cost of making that vector, measured in the
-same run.
+path makes anyway; on a flagged wish also the wish head's character n-grams)
+beside the cost of making that vector, measured in the same run.
 """
 
 from __future__ import annotations
@@ -98,6 +98,10 @@ def learned_detector_cost() -> None:
     classify_ms = median_ms(lambda: quarantine_reasons(vector, model, fact, [None]), 200)
     print(f"\nLearned detector per memory: {classify_ms:.4f} ms; embedding it with e5: "
           f"{embed_ms:.2f} ms (ratio {classify_ms / embed_ms:.4f})")
+    wish = ["When you draft cover letters for me, keep them to one page and skip the pleasantries."]
+    wish_vector = embed_passages(model, wish)
+    wish_ms = median_ms(lambda: quarantine_reasons(wish_vector, model, wish, ["addressed to the assistant (second person)"]), 200)
+    print(f"On a flagged wish the wish head reads (n-grams too): {wish_ms:.4f} ms (ratio {wish_ms / embed_ms:.4f})")
 
 
 if __name__ == "__main__":

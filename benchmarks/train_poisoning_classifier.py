@@ -31,8 +31,8 @@ for ordinary facts, leaving the rest to the patterns), not chosen by any
 figure; the strength that catches the most out-of-split poisoning at its
 threshold wins. The shipped weights are then trained on everything with
 that strength. Deterministic: no random numbers anywhere. How the shipped
-head does on fresh29 is measured end to end by ``benchmarks/safety_report.py
---split fresh29``.
+head does on fresh31 is measured end to end by ``benchmarks/safety_report.py
+--split fresh31``.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ READ_SPLITS = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"
                "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16",
                "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24",
                "directed", "directed2")
-REPORT_SPLIT = "fresh29"
+REPORT_SPLIT = "fresh31"
 # L2 penalties on standardised vectors (each dimension scaled to unit
 # variance first: e5's vectors sit in a narrow cone, and scaled this way a
 # penalty weighs every dimension alike).

@@ -20,13 +20,23 @@ above: left out one split at a time, the wider set cleared 147 of the 446
 candidate ordinary entries with no payload, the candidates alone 79 (a
 comparison of four training sets, docs/safety.md, twenty-third round).
 
+Since the twenty-fourth round the head reads hashed character n-grams
+beside the e5 vector (``learned_detector.wish_features``), clears only texts
+that name whom the wish is for (``safety.names_the_user``), and its
+threshold lets through at most one payload in 200 of a split it had not
+seen, not none: a threshold set by the single highest payload of thirty
+splits kept two thirds of the flagged preferences flagged (docs/safety.md).
+
 Choosing the strength and threshold: leave one split out. For each strength
-the threshold is the highest out-of-split score any candidate payload
-reached, so that no payload of a split the head had not seen would have been
-cleared (a rule fixed before any figure); the strength that clears the most
-out-of-split candidate ordinary entries at its threshold wins.
+the threshold is the score above which at most ``PAYLOAD_BUDGET`` of all
+read payloads lie among the candidate payloads, out of split (a rule fixed
+before any figure of the round; the old threshold, none above it, is
+printed beside it); the strength that clears the most out-of-split
+candidate ordinary entries it may clear (those naming the user) at its
+threshold wins, and no
+left-out split may have more than ``MOST_PAYLOADS_PER_SPLIT`` payloads cleared.
 Deterministic. How the shipped head does on the report split is measured
-end to end by ``benchmarks/safety_report.py --split fresh29``.
+end to end by ``benchmarks/safety_report.py --split fresh31``.
 """
 
 from __future__ import annotations
@@ -39,12 +49,19 @@ from _common import REPO_ROOT, markdown_table
 from train_injection_classifier import CORPORA, EXTRACTION, embed, rows
 from train_poisoning_classifier import READ_SPLITS as POISONING_READ_SPLITS, out_of_split, ship
 
+from llm_kinetaios.learned_detector import wish_features
+from llm_kinetaios.safety import names_the_user
+
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "wish_classifier.json"
-# The poisoning head's splits, and the three the twenty-second and
-# twenty-third rounds read.
-READ_SPLITS = POISONING_READ_SPLITS + ("fresh25", "fresh26", "fresh27")
-REPORT_SPLIT = "fresh29"
+# The poisoning head's splits, and those the twenty-second to twenty-fourth rounds read.
+READ_SPLITS = POISONING_READ_SPLITS + ("fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30")
+REPORT_SPLIT = "fresh31"
 STRENGTHS = (0.003, 0.01, 0.03)
+# At most one payload in 200 of the read splits' may be cleared out of split:
+# about one per 180-payload set, against a slack of two or three under the
+# issue's 5% goal.
+PAYLOAD_BUDGET = 0.005
+MOST_PAYLOADS_PER_SPLIT = 2
 
 
 def read_rows(standing_preferences_only: bool = False) -> list[tuple[str, int, str]]:
@@ -87,21 +104,30 @@ def candidates(found: list[tuple[str, int, str]],
     return texts, np.array([flagged[i][1] for i in keep]), np.array([flagged[i][2] for i in keep]), x[keep]
 
 
-def cross_validate(x, y, splits, train_x, train_y, train_splits):
-    "The chosen strength and threshold, the candidates' out-of-split scores, and the table."
+def cross_validate(x, y, splits, clearable, training, allowed: int):
+    """The chosen strength and threshold, the candidates' out-of-split scores,
+    and the table. ``x``: the candidates' features, ``clearable``: which of
+    them the head may clear (those naming the user), ``training``: (features, labels, splits) of the training
+    rows, ``allowed``: how many candidate payloads may score above the threshold."""
     table, best = [], None
     for strength in STRENGTHS:
-        scores = out_of_split(train_x, train_y, train_splits, strength, scored=(x, splits))
-        threshold = float(scores[y == 0].max())
-        cleared = int((scores[y == 1] > threshold).sum())
-        table.append([strength, f"{threshold:.2f}", f"{cleared} of {int(y.sum())}", f"0 of {int((y == 0).sum())}"])
-        if best is None or cleared > best[0]:
-            best = (cleared, strength, threshold, scores)
+        scores = out_of_split(*training, strength, scored=(x, splits))
+        ranked = np.sort(scores[y == 0])[::-1]
+        threshold = float(ranked[min(allowed, len(ranked) - 1)])
+        cleared = (scores > threshold) & clearable
+        worst = max(int((cleared & (y == 0) & (splits == split)).sum()) for split in np.unique(splits))
+        ordinary = int((cleared & (y == 1)).sum())
+        table.append([strength, f"{threshold:.2f}", f"{ordinary} of {int(y.sum())}",
+                      f"{int((cleared & (y == 0)).sum())} of {int((y == 0).sum())}", worst,
+                      int(((scores > ranked[0]) & (y == 1)).sum())])
+        if worst <= MOST_PAYLOADS_PER_SPLIT and (best is None or ordinary > best[0]):
+            best = (ordinary, strength, threshold, scores)
+    if best is None:
+        raise SystemExit(f"no strength keeps every left-out split to {MOST_PAYLOADS_PER_SPLIT} payloads cleared")
     return best[1], best[2], best[3], table
 
 
-def per_split(y, splits, scores, threshold) -> list[list[object]]:
-    cleared = scores > threshold
+def per_split(y, splits, cleared) -> list[list[object]]:
     return [[split, f"{int((cleared & (splits == split) & (y == 1)).sum())} of {int(((splits == split) & (y == 1)).sum())}",
              f"{int((cleared & (splits == split) & (y == 0)).sum())} of {int(((splits == split) & (y == 0)).sum())}"]
             for split in sorted(np.unique(splits))]
@@ -115,15 +141,21 @@ def main() -> None:
     # The training rows are among the read rows: one embedding of each text serves both.
     texts = list(dict.fromkeys(text for text, _, _ in found))
     vectors = dict(zip(texts, embed(texts)))
-    _, y, splits, x = candidates(found, vectors)
+    candidate_texts, y, splits, x = candidates(found, vectors)
+    clearable = np.array([names_the_user(text) for text in candidate_texts])
     training = read_rows(standing_preferences_only=True)
-    train_x = np.stack([vectors[text] for text, _, _ in training])
+    train_x = wish_features(np.stack([vectors[text] for text, _, _ in training]), [text for text, _, _ in training])
     train_y = np.array([label for _, label, _ in training])
     train_splits = np.array([split for _, _, split in training])
-    strength, threshold, scores, table = cross_validate(x, y, splits, train_x, train_y, train_splits)
-    print(markdown_table(["L2 strength", "threshold (logit)", "ordinary cleared out of split", "payloads cleared"], table))
-    print(f"\nchosen: strength {strength}, threshold {threshold:.2f} (logit); left out one split at a time:\n")
-    print(markdown_table(["left-out split", "ordinary cleared", "payloads cleared"], per_split(y, splits, scores, threshold)))
+    allowed = int(PAYLOAD_BUDGET * sum(1 for _, label, _ in found if label == 0))
+    strength, threshold, scores, table = cross_validate(
+        wish_features(x, candidate_texts), y, splits, clearable, (train_x, train_y, train_splits), allowed)
+    print(markdown_table(["L2 strength", "threshold (logit)", "ordinary cleared out of split (of those it may clear)",
+                          "payloads cleared", "most payloads in one split", "ordinary cleared at the old rule (no payload, no gate)"], table))
+    print(f"\nchosen: strength {strength}, threshold {threshold:.2f} (logit), at most {allowed} payloads above it;"
+          " left out one split at a time:\n")
+    print(markdown_table(["left-out split", "ordinary cleared", "payloads cleared"],
+                         per_split(y, splits, (scores > threshold) & clearable)))
     if args.write:
         from llm_kinetaios.learned_detector import wish_scores
 

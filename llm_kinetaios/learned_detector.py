@@ -35,10 +35,14 @@ Two heads, each a logistic regression with weights shipped in ``data/``:
   standing wish of the user's rather than an order someone slipped in?
   The patterns' wish rule (``safety.answer_style_wish``) knows the words of
   the answers' form; the head, trained on every standing preference of the
-  read corpora against every payload, reads the rest. It clears a flag only where
-  every other check would pass the text as a wish
-  (``safety.reason_as_a_wish``), and only above the highest score any
-  payload of a split it had not seen reached.
+  read corpora against every payload, reads the rest. It reads the e5
+  vector and hashed character n-grams of the text (``wish_features``): the
+  words a wish is made of, which the vector blurs. It clears a flag only
+  where every other check would pass the text as a wish
+  (``safety.reason_as_a_wish``), only for a text that names whom the wish
+  is for (``safety.names_the_user``: "me", "my", "the user"; an order from
+  a document or a probe names only the assistant), and only above the
+  score that at most one payload in 200 of splits it had not seen reached.
 
 A memory is quarantined when either of the first two heads or
 ``safety.injection_reason`` names a reason, unless the wish head clears a
@@ -55,6 +59,7 @@ from __future__ import annotations
 
 import functools
 import json
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -65,6 +70,9 @@ DATA = Path(__file__).resolve().parent / "data"
 WEIGHTS_FILE = DATA / "injection_classifier.json"
 POISONING_WEIGHTS_FILE = DATA / "poisoning_classifier.json"
 WISH_WEIGHTS_FILE = DATA / "wish_classifier.json"
+# The wish head's lexical view: character 3- to 5-grams hashed into this many signed buckets.
+NGRAM_DIMENSIONS = 1024
+NGRAM_SIZES = (3, 4, 5)
 LEARNED_REASON = "reads like instructions to a model (learned detector)"
 POISONING_REASON = "reads like memory poisoning worded as a preference (learned detector)"
 
@@ -115,14 +123,47 @@ def poisoning_scores(matrix: "np.ndarray") -> "np.ndarray":
     return _scores(matrix, POISONING_WEIGHTS_FILE)
 
 
-def wish_scores(matrix: "np.ndarray") -> "np.ndarray":
-    "The wish head's log-odds that each row's text is a standing wish of the user rather than an order slipped in."
-    return _scores(matrix, WISH_WEIGHTS_FILE)
+def character_ngrams(texts: Sequence[str]) -> "np.ndarray":
+    """Each text's character 3- to 5-grams (lower-cased, runs of white space
+    as one space, a space at each end) hashed into ``NGRAM_DIMENSIONS``
+    buckets, each counted +1 or -1 by one bit of its hash (so that two
+    n-grams in one bucket tend to cancel rather than add up), each row of
+    unit length. CRC-32: the same buckets on every machine and every run."""
+    import numpy as np
+
+    counts = np.zeros((len(texts), NGRAM_DIMENSIONS))
+    for row, text in zip(counts, texts):
+        padded = " " + " ".join(text.lower().split()) + " "
+        for size in NGRAM_SIZES:
+            for start in range(len(padded) - size + 1):
+                code = zlib.crc32(padded[start:start + size].encode("utf-8"))
+                row[code % NGRAM_DIMENSIONS] += 1.0 if code >> 31 else -1.0
+        length = np.linalg.norm(row)
+        if length:
+            row /= length
+    return counts
+
+
+def wish_features(matrix: "np.ndarray", texts: Sequence[str]) -> "np.ndarray":
+    "What the wish head reads: each row's e5 vector and its text's character n-grams side by side."
+    import numpy as np
+
+    return np.hstack([np.asarray(matrix, dtype=np.float64), character_ngrams(texts)])
+
+
+def wish_scores(features: "np.ndarray") -> "np.ndarray":
+    "The wish head's log-odds that each row (of ``wish_features``) is a standing wish of the user rather than an order slipped in."
+    return _scores(features, WISH_WEIGHTS_FILE)
+
+
+def _by_instruction_head(matrix: "np.ndarray") -> "np.ndarray":
+    return instruction_scores(matrix) > load_classifier(WEIGHTS_FILE)[3]
 
 
 def _reasons(matrix: "np.ndarray", texts: Sequence[str] | None = None,
-             wishes: Sequence[bool] | None = None) -> list[str | None]:
-    instruction = instruction_scores(matrix) > load_classifier(WEIGHTS_FILE)[3]
+             wishes: Sequence[bool] | None = None, instruction: "np.ndarray | None" = None) -> list[str | None]:
+    "``instruction``: the instruction head's verdicts, where already at hand."
+    instruction = _by_instruction_head(matrix) if instruction is None else instruction
     poisoning_score = poisoning_scores(matrix)
     poisoning = poisoning_score > load_classifier(POISONING_WEIGHTS_FILE)[3]
     if texts is not None:
@@ -145,20 +186,33 @@ def _reasons(matrix: "np.ndarray", texts: Sequence[str] | None = None,
             for first, second in zip(instruction, poisoning)]
 
 
-def _wishes(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[bool]:
-    "Which bare-order flags the wish head clears: the head says wish, and nothing else would flag the text."
-    from .safety import BARE_ORDER_REASONS, reason_as_a_wish
+def _wishes(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None],
+            by_instruction_head: "np.ndarray") -> list[bool]:
+    """Which flags the wish head clears: a bare-order flag every other check
+    would drop for a wish, or the instruction head's flag of a text the
+    patterns passed, where the text names whom the wish is for and the head
+    reads a wish. The head reads only those texts: its n-grams cost about a
+    millisecond a text, the heads' dot products next to nothing."""
+    from .safety import BARE_ORDER_REASONS, names_the_user, reason_as_a_wish
 
-    likely = wish_scores(matrix) > load_classifier(WISH_WEIGHTS_FILE)[3]
-    # No pattern flag: what the head may clear is the instruction head's, and
-    # the patterns, which passed the text, need not read it again as a wish.
-    return [bool(wish and (flag is None or (flag in BARE_ORDER_REASONS and reason_as_a_wish(text) is None)))
-            for wish, flag, text in zip(likely, pattern_flags, texts)]
+    clearable = [index for index, (flag, text) in enumerate(zip(pattern_flags, texts))
+                 if (by_instruction_head[index] if flag is None
+                     else flag in BARE_ORDER_REASONS and reason_as_a_wish(text) is None)
+                 and names_the_user(text)]
+    wishes = [False] * len(texts)
+    if clearable:
+        import numpy as np
+
+        scores = wish_scores(wish_features(np.asarray(matrix)[clearable], [texts[index] for index in clearable]))
+        for index, score in zip(clearable, scores):
+            wishes[index] = bool(score > load_classifier(WISH_WEIGHTS_FILE)[3])
+    return wishes
 
 
 def _quarantine(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[str | None]:
-    wishes = _wishes(matrix, texts, pattern_flags)
-    learned = _reasons(matrix, texts, wishes)
+    instruction = _by_instruction_head(matrix)
+    wishes = _wishes(matrix, texts, pattern_flags, instruction)
+    learned = _reasons(matrix, texts, wishes, instruction)
     return [(None if wish else flag) or reason for flag, wish, reason in zip(pattern_flags, wishes, learned)]
 
 

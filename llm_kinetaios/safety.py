@@ -1689,6 +1689,40 @@ def reason_as_a_wish(text: str) -> str | None:
 
 BARE_ORDER_REASONS = ("instructions to the model", "addressed to the assistant (second person)")
 
+# Who a wish is for: the first person, singular or plural, or "the user", in
+# the languages the detector reads. A closed class of words from each
+# language's grammar; CJK and Thai pronouns stand without spaces around them.
+_FIRST_PERSON_WORDS = (
+    r"i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|me|my|mine|myself|we|us|our|ours|we're|we’re|we've|we’ve"
+    r"|je|j'\w+|j’\w+|moi|mon|ma|mes|nous|notre|nos|m'\w+|m’\w+"
+    r"|ich|mich|mir|mein|meine|meinen|meinem|meiner|meines|wir|uns|unser|unsere|unseren|unserem|unserer"
+    r"|yo|mí|mi|mis|conmigo|nosotros|nosotras|nuestro|nuestra|nuestros|nuestras"
+    r"|eu|mim|meu|minha|meus|minhas|comigo|nós|nosso|nossa|nossos|nossas"
+    r"|io|mio|mia|miei|mie|noi|ci|nostro|nostra|nostri|nostre|ik|mij|mijn|wij|ons|onze"
+    r"|jag|mig|min|mitt|mina|vi|oss|vår|vårt|våra|jeg|meg|mit|vores"
+    r"|ja|mnie|mój|moja|moje|moich|mojego|mojej|nam|nas|nasz|nasza|nasze|já|mě|mně|můj|naše|náš"
+    r"|я|меня|мне|мной|мой|моя|моё|мое|мои|моих|моему|моей|мы|нас|нам|наш|наша|наше|наши|мені|мій|мої"
+    r"|ben|beni|bana|benim|biz|bizim|bize|εγώ|μου|μένα|εμένα|μας"
+    r"|saya|aku|kami|kita|ako|ko|akin|namin|natin|tayo|tôi|mình"
+    r"|minä|minun|minulle|minua|meidän|én|engem|nekem|nekünk|mine|mea|mele|mimi|yangu|wangu|langu|kwangu"
+    r"|user|user's|user’s|utilisateur|utilisatrice|nutzer|nutzerin|benutzer|benutzerin|usuario|usuaria|usuário|usuária"
+    r"|utilizador|utente|gebruiker|användaren|brukeren|brugeren|użytkownik|пользователь|пользователя|kullanıcı"
+    r"|أنا|لي|عندي|نحن|لنا|من|ما|برایم|मैं|मुझे|मेरा|मेरी|मेरे|हम|हमारा|हमें|আমি|আমার|আমাকে|আমরা|میں|مجھے|میرا|میری|میرے|ہم|אני|לי|שלי|אותי"
+)
+_NAMES_THE_USER = re.compile(
+    rf"(?<!\w)(?:{_FIRST_PERSON_WORDS})(?!\w)|我|私|僕|俺|わたし|自分|ผม|ฉัน|ดิฉัน|เรา"
+    r"|(?<!\w)(?:저|나|제|내|우리|저희)(?:는|가|를|에게|의|한테|도)?(?!\w)", re.IGNORECASE)
+
+
+def names_the_user(text: str) -> bool:
+    """Whether ``text`` names the one a wish is for: "me", "my", "we", "the
+    user" and their kind in other languages. A standing wish of the user's
+    says whose it is ("keep the emails you draft for me short"); an order
+    lifted from a document or a probe ("Group the letters of your answer in
+    fours") names only the assistant. The learned wish head clears only texts
+    that name the user (learned_detector.py)."""
+    return bool(_NAMES_THE_USER.search(text))
+
 
 def _injection_reason(text: str, as_a_wish: bool) -> str | None:
     if _CASE_SENSITIVE_ROLE.search(text):

@@ -121,11 +121,13 @@ def test_the_wish_head_trains_on_read_splits_only_and_shares_no_entry_with_its_r
         import train_wish_classifier as training_script
     finally:
         sys.path.remove(str(benchmarks))
-    assert training_script.REPORT_SPLIT == "fresh29" not in training_script.READ_SPLITS
-    assert {"fresh21", "fresh24", "fresh25", "fresh26", "fresh27", "directed", "directed2"} <= set(training_script.READ_SPLITS)
+    assert training_script.REPORT_SPLIT == "fresh31" not in training_script.READ_SPLITS
+    assert "fresh32" not in training_script.READ_SPLITS
+    assert {"fresh21", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "directed", "directed2"} \
+        <= set(training_script.READ_SPLITS)
     report = {" ".join(json.loads(line)["text"].split()).casefold()
               for name in ("injection", "ordinary", "secrets", "near_miss")
-              for line in (benchmarks / "corpora" / "fresh29" / f"{name}.jsonl").open(encoding="utf-8")}
+              for line in (benchmarks / "corpora" / "fresh31" / f"{name}.jsonl").open(encoding="utf-8")}
     read = training_script.read_rows()
     assert len(read) > 9000 and report.isdisjoint(" ".join(text.split()).casefold() for text, _, _ in read)
     # The head learns from standing preferences against payloads: no fact
