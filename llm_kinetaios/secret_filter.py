@@ -20,7 +20,7 @@ Refused:
   of such letters alone right after a password word, letters no name is made
   of ("... est eQTaoxiUbz"); "pw" right before a password, a new one given
   "after the reset"; a drawn password beside a network, a portal or what
-  "opens with" it; codes of what opens a
+  "opens with" it, or typed to unlock ("you type moonLake_2207"); codes of what opens a
   door or box (a key safe, a keypad, German compounds, Japanese and Chinese),
   an alarm's ("Alarme du garage : 7719"), and a code one keys in ("il codice
   da digitare è ...");
@@ -942,15 +942,13 @@ def _login_secret(plain: str) -> bool:
     looks like ("signs into the router as root with Q7!vxP2mLk"). Links are
     set aside first: their paths and queries are not passwords."""
     for sentence in _SENTENCE_END.split(_URL.sub(" ", plain)):
-        if _login_pair(sentence):
-            return True
-        if _OPENED_BY_PASSWORD.search(sentence) and any(_drawn_password(m.group()) for m in _BARE_TOKEN.finditer(sentence)):
+        if _login_pair(sentence) or _drawn_password_beside_what_it_opens(sentence):
             return True
         if not _LOGIN_CONTEXT.search(sentence):
             continue
         if any(_secret_value(m.group(1)) or _JOINED_WORDS.fullmatch(m.group(1).rstrip(".,;")) for m in _LOGIN_PAIR.finditer(sentence)):
             return True
-        if any(_password_shaped(m.group()) for m in _BARE_TOKEN.finditer(sentence)):
+        if any(_password_shaped(m.group()) for m in _BARE_TOKEN.finditer(sentence)) or _typed_value(sentence):
             return True
         # "concert_zone_remember_devote is what unlocks my backup drive": four
         # words, bare; code quotes its names ("service_account_actor", "receive_response_body")
@@ -978,12 +976,38 @@ def _service_login(sentence: str) -> bool:
             and not _VERSION_DIGITS.search(value) and _secret_value(value))
 
 
-def _drawn_password(token: str) -> bool:
-    "A token only a password looks like whose letters, read together, no name is made of ('sZYoRj*0200gY67')."
-    if not _password_shaped(token):
-        return False
-    letters = re.sub(r"[^A-Za-z]", "", token)
-    return _letters_drawn_at_random(token, named=True) or _letters_unlike_a_name(letters)
+# What one types to unlock or log in ("you type quietRiver_1987 at the login
+# screen", "the thing I type to unlock my phone is ..."), in several
+# languages: the verb's object, or what the sentence then says it "is".
+_TYPING_VERBS = (
+    r"type[sd]?|typing|enter(?:s|ed)?|key(?:s|ed)? in|punch(?:es|ed)? in|tipp(?:e|st|t|en)|tap(?:e|ez|é|er)|saisi[rst]?|escrib(?:o|e|es|ir)"
+    r"|digit(?:o|a|ar|are)|inserisc[eo]|introduzo|ввожу|вводим|введите|набираю")
+_TYPED = re.compile(
+    rf"(?i:(?<!\w)(?:{_TYPING_VERBS})\s(?:(?:[^\s]{{1,40}}\s){{0,8}}?(?:is|est|es|è|ist|это)\s|(?:ich|wir|man|du|in|je|on)\s)?)([^\s\"'`]{{8,80}})")
+
+
+def _typed_value(sentence: str) -> bool:
+    """Typed in a sentence about unlocking or logging in: upper case, lower
+    case and digits, with a symbol or letters drawn at random; a name and a
+    number ("iPhone15", "MyAccount2") are typed too, but are no password."""
+    for match in _TYPED.finditer(sentence):
+        token = match.group(1).rstrip(".,;:!?)")
+        if not (len(token) >= 8 and any(c.isupper() for c in token) and any(c.islower() for c in token)
+                and any(c.isdigit() for c in token) and _secret_value(token)):
+            continue
+        if not token.isalnum() or _drawn_letters(token):
+            return True
+    return False
+
+
+def _drawn_letters(token: str) -> bool:
+    "Letters, read together, that a generator drew and no name is made of ('sZYoRj*0200gY67', 'pRkeWotUx58')."
+    return _letters_drawn_at_random(token, named=True, vowelless=1) or _letters_unlike_a_name(re.sub(r"[^A-Za-z]", "", token))
+
+
+def _drawn_password_beside_what_it_opens(sentence: str) -> bool:
+    return bool(_OPENED_BY_PASSWORD.search(sentence)) and any(
+        _password_shaped(m.group()) and _drawn_letters(m.group()) for m in _BARE_TOKEN.finditer(sentence))
 
 
 def _login_pair(sentence: str) -> bool:
@@ -1599,7 +1623,7 @@ def _plain_id(plain: str) -> bool:
 # A passport number mixes letters and digits ("C01X00T47", "PAB123456"):
 # after the word for a passport, in many languages; after "passport
 # number" also further on, past what it is for ("passport number for the
-# visa application: ...").
+# visa application: ..."); not a number given as an example of its format.
 _PASSPORT_NUMBER = re.compile(
     r"(?:(?i:passport|reisepass\w{0,3}|pass(?:nummer| nr)|pasaporte|passeport|passaporto|paszport\w{0,3}|паспорт\w{0,3}|pasaport\w{0,3}|paspoort\w{0,3}"
     r"|護照|护照|パスポート|여권|جواز السفر|דרכון)[^\n]{0,30}?"
@@ -1622,7 +1646,7 @@ def _named_id_code(plain: str) -> bool:
 
 def _national_id(plain: str, upper: str) -> bool:
     return bool(
-        _PASSPORT_NUMBER.search(plain)
+        any(not _SAMPLE_WORDS.search(m.group()) and "format" not in m.group().lower() for m in _PASSPORT_NUMBER.finditer(plain))
         or _SSN.search(plain)
         or _NINO.search(plain)
         or _KOREAN_RRN.search(plain)

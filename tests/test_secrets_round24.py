@@ -7,7 +7,7 @@ routing number whose checksum fails in a text about a bank, after a sort
 code and "a/c no", IBANs followed by upper-case words; a wallet phrase with
 one word off the list; an authenticator's seed of letters alone; an alarm's
 code; a passport number named further on; a drawn password where a network,
-a portal or what "opens with" it is named. Each with the ordinary text
+a portal or what "opens with" it is named; what one types to unlock. Each with the ordinary text
 beside it that must still pass."""
 
 import pytest
@@ -151,6 +151,7 @@ def test_a_passport_number_named_further_on_is_refused():
 @pytest.mark.parametrize("text", [
     "Passport number for the visa form goes in box 12.",
     "My passport photo reference number from the booth is Z65NVAOV.",
+    "Passport number format: two letters and seven digits, e.g. AB1234567.",
 ])
 def test_passport_texts_without_its_number_pass(text):
     assert secret_reason(text) is None
@@ -171,4 +172,22 @@ def test_drawn_passwords_beside_what_they_open_are_refused(text):
     "The gate opens with a remote, model RX-7.",
 ])
 def test_names_beside_what_opens_pass(text):
+    assert secret_reason(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "Zum Entsperren des Tablets tippe ich moonLake_2207 ein.",
+    "What I enter to unlock the work laptop is pRkeWotUx58.",
+    "Pour déverrouiller la tablette je tape Soleil_Rouge84.",
+])
+def test_what_one_types_to_unlock_is_refused(text):
+    assert secret_reason(text) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "To sign in, enter the code from Authenticator on your iPhone15.",
+    "To log in, type your username and press Enter.",
+    "Unlock the prototype Box_2207 before the demo.",
+])
+def test_what_one_types_that_is_no_password_passes(text):
     assert secret_reason(text) is None
