@@ -1342,10 +1342,11 @@ def _keyed_value(folded: str) -> bool:
 # before a Japanese or Korean copula ("パスワードは ESYqOQLJjn です"). Folding
 # lowered its case, so the value is read again as written: there one part of
 # it with no vowel is enough ("Xbdt"), the place already says it is a password.
+# (Two such runs may be joined by "_": "vAxiFATE_mGOZy".)
 # (A Chinese, Japanese or Korean word may be glued to the Latin name of what
 # it opens: "Wi-Fi密码是 ...", "Gmailのパスワードは ...".)
 _LETTERS_AFTER_WORD = re.compile(
-    rf"(?:(?<![a-z])|(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))(?:{_SECRET_WORDS})[^.!?;\n。:]{{0,40}}?(?:{_LINK}|\s)([a-z]{{8,40}})(?:\s?(?:です|でした|だ|입니다|이에요|예요))?\s?(?:[.!?。,;)]|$)")
+    rf"(?:(?<![a-z])|(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))(?:{_SECRET_WORDS})[^.!?;\n。:]{{0,40}}?(?:{_LINK}|\s)([a-z]{{8,40}}|(?=[a-z_]{{8}})[a-z]{{2,30}}_[a-z]{{2,30}})(?:\s?(?:です|でした|だ|입니다|이에요|예요))?\s?(?:[.!?。,;)]|$)")
 
 
 # Or after a key's word where the text names a network or device ("Guest
@@ -1358,7 +1359,7 @@ def _letters_after_word(folded: str, plain: str) -> bool:
     for match in itertools.chain(_LETTERS_AFTER_WORD.finditer(folded), keyed):
         written = re.search(rf"(?<![A-Za-z]){match.group(1)}(?![A-Za-z])", plain, re.IGNORECASE)
         if written and (_letters_drawn_at_random(written.group(), named=True, vowelless=1)
-                        or _letters_unlike_a_name(written.group())):
+                        or any(_letters_unlike_a_name(part) for part in written.group().split("_"))):
             return True
     return False
 

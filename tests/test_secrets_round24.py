@@ -1,7 +1,7 @@
 """Secrets the filter let through on the read splits up to fresh30 (issue 16,
 twenty-fourth round), in new words: passwords of letters alone that no name
-is made of (also after a Chinese or Japanese word glued to the Latin name of
-what it opens), "pw" right before a password, a new password given "after
+is made of (also two runs joined by "_", and after a Chinese or Japanese word
+glued to the Latin name of what it opens), "pw" right before a password, a new password given "after
 the reset", a user and "pass" around a slash or bar; bank accounts after a
 routing number whose checksum fails in a text about a bank, after a sort
 code and "a/c no", IBANs followed by upper-case words; a wallet phrase with
@@ -21,6 +21,7 @@ from llm_kinetaios.secret_filter import secret_reason
     "Das Passwort für den Drucker lautet KWRTZUBmE, bitte nicht weitergeben.",
     "Router密码是 eQTaoxiUbz",
     "Gmailのパスワードは OBAYRUKHmA です",
+    "Hasło do skrzynki to kLMeta_WOrzUp.",
 ])
 def test_passwords_of_letters_no_name_is_made_of_are_refused(text):
     assert secret_reason(text) == "a password or code"
@@ -33,6 +34,8 @@ def test_passwords_of_letters_no_name_is_made_of_are_refused(text):
     "Le mot de passe est dans PostgreSQL, chiffré.",
     "Password stored in mRemoteNG.",
     "The password is on a sticky note on OldTownRoad.",
+    "Password stored in MY_SQL_Server.",
+    "The password is in secret_manager.",
     "路由器密码是 unknown",
 ])
 def test_names_after_a_password_word_pass(text):
