@@ -17,12 +17,17 @@ Refused:
   list, "sqng vikg cxbq, qlng ctek nqbi, ..."); a password given in the
   sentence after the one that names it ("...my password? It's X"); a password a
   generator made (random letters, the case switching) wherever it stands, or
-  of such letters alone right after a password word; codes of what opens a
+  of such letters alone right after a password word, letters no name is made
+  of ("... est eQTaoxiUbz"); "pw" right before a password, a new one given
+  "after the reset"; a drawn password beside a network, a portal or what
+  "opens with" it, or typed to unlock ("you type moonLake_2207"); codes of what opens a
   door or box (a key safe, a keypad, German compounds, Japanese and Chinese),
-  and a code one keys in ("il codice da digitare è ...");
+  an alarm's ("Alarme du garage : 7719"), and a code one keys in ("il codice
+  da digitare è ...");
 * a wallet recovery phrase however it is introduced: 12 to 24 words of one
   BIP-39 list in a row whose checksum holds (the mnemonic package's lists),
-  or twelve of the English list in a text that names a wallet;
+  or twelve of the English list (one word off it at most) in a text that
+  names a wallet;
   a passphrase of that English list's words, joined ("click_hill_whale") or
   spaced, after a password word or, joined, in a sentence about logging in;
 * connection strings of any scheme that carry a password, ``user/password@host:port``
@@ -30,12 +35,14 @@ Refused:
   or among the arguments right after a link or user@host on one;
 * API tokens of the common providers (by their documented prefixes and
   shapes, after detect-secrets' plugins), private keys (also as a byte
-  array after a key word), JWTs, and long random-looking tokens; a long
+  array after a key word), JWTs, and long random-looking tokens; an
+  authenticator's seed, also of letters alone in groups of four; a long
   mixed value after a key's compound name ("client secret", "applicationKey",
   "psk"), a session cookie's id;
-* IBANs (mod-97 checked), domestic bank accounts (routing, sort code, BSB,
+* IBANs (mod-97 checked, also before upper-case words), domestic bank
+  accounts (routing, its checksum or a bank named; sort code and "a/c no", BSB,
   or 8 to 20 digits after an account number's name or its kind, "the
-  checking account is ..."), payment cards (issuer
+  checking account is ..."), passport numbers, payment cards (issuer
   prefix, length and Luhn), and national id numbers: a shape of its own anywhere, a plain run of
   digits in a text about identity, each checked by python-stdnum; any
   number right after an id's name; or, after a short name that is also a
@@ -266,6 +273,13 @@ _NOT_THE_SECRET = re.compile(
     r"^[\s-]?(?:app|vault|file|field|generator)s?\b"
     r"|\b(?:manager|policy|policies|requirements?|length|strength|hint|rules?|reset|breach|leak|expir\w*|changed?|rotat\w*|hash\w*|gestor|gestionnaire|менеджер\w*)\b|管理|マネージャ|관리")
 
+# When the password came to be, not what is said of it: "new password after
+# the reset yesterday: ...", "Passwort seit dem Wechsel: ...".
+_WHEN_CHANGED = re.compile(
+    r"\b(?:after|since|following|nach|seit|après|depuis|después|desde|dopo|sedan|efter|etter|na|po|после)\s"
+    r"(?:(?:the|my|its|a|dem|der|la|le|l'|el|il|lo|het|de|den|det)\s?)?"
+    r"(?:reset|change|rotation|breach|leak|hack|wechsel|änderung|changement|cambio|wijziging|bytet|byttet|zmianie|смены)\w{0,3}\b")
+
 
 def _inside_latin_word(text: str, start: int, end: int) -> bool:
     "A match that is part of a longer Latin word: 'pin' in 'pinned', 'spinach'."
@@ -290,7 +304,7 @@ def _window_has_value(window: str, *, network_key: bool = False) -> bool:
             # The secret word's own identifier ("access_token_url=", "api-key.txt")
             # or the "=" of an assignment whose value is the next token.
             continue
-        if _NOT_THE_SECRET.search(between):
+        if _NOT_THE_SECRET.search(_WHEN_CHANGED.sub(" ", between)):
             return False
         assignment = _GLUED_ASSIGNMENT.match(value)
         if assignment:  # "password=password)": the value is what follows the "="
@@ -761,18 +775,29 @@ _LOGIN_CONTEXT = re.compile(
     r"|登录|登入|登陆|帐号|账号|帳號|账户|賬戶|用户名|ログイン|アカウント|로그인|계정|아이디|حساب|חשבון|खाता|บัญชี|解锁|解鎖|ロック解除|잠금 해제)"
 )
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\n。！？；]")
+# What else a password opens, where a token only a password looks like,
+# its letters drawn at random, is read as one: a network ("Wifi du chalet —
+# Box_5G / NZkCjFin0Q4P*zK"), a portal, a thing that "opens with" it. (A
+# name's letters are no draw: "the portal build uses Node18+Vite".)
+_OPENED_BY_PASSWORD = re.compile(
+    r"(?i:\b(?:wi-?fi|wlan|wireless|hotspot|ssid|router|portal|portail|portale|portaal)\b"
+    r"|\bopen(?:s|ed)?\s(?:only\s)?with\b|öffnet\s(?:sich\s)?mit|s'ouvre avec|se abre con|si apre con|opent met)")
 # "account steamlena / Pixel!Cat7": a login and its password, around a spaced slash
 # (paths and versions, "/var/log", "11/24.04", are written without spaces).
 _LOGIN_PAIR = re.compile(r"[^\s/]{3,60}\s/\s([^\s/]{4,80})")
-# "seller_iuyztf pass Lantern%024kestrel", "user jana.dvorak84, pw ...": a
+# "seller_iuyztf pass Lantern%024kestrel", "user jana.dvorak84, pw ...",
+# "volunteer_12 / pass ...": a
 # user name (a handle, or a name with "_", "." or a digit in it) then the
 # short word for its password and the value.
 _HANDLE_PAIR = re.compile(
-    r"(?<![^\s(\[\"'“«:])@?(?=[\w.-]{0,40}[_.\d])[A-Za-z][\w.-]{2,40}[,;]?\s(?:pass|pw|pwd|passwd|mdp|senha|clave|passwort|hasło|şifre|heslo)\s?[:=]?\s([^\s/]{4,80})")
+    r"(?<![^\s(\[\"'“«:])@?(?=[\w.-]{0,40}[_.\d])[A-Za-z][\w.-]{2,40}(?:[,;]|\s[/|])?\s(?:pass|pw|pwd|passwd|mdp|senha|clave|passwort|hasło|şifre|heslo)\s?[:=]?\s([^\s/]{4,80})")
 # "user 'priya.n2014' and pass weptc…", "user=dev_olu pass=Pebble…": a user
 # and its name, then "pass" and its value (not a flag: "user guide: pass --verbose").
 _USER_PASS = re.compile(
-    r"(?i:\buser(?:name)?\b)(?:\s?[:=]\s?|\sis\s|\s)[\"']?[\w.@+-]{2,40}[\"']?,?\s(?:and\s)?pass\b\s?[:=]?\s?(?!-)([^\s/\"']{4,80})")
+    r"(?i:\buser(?:name)?\b)(?:\s?[:=]\s?|\sis\s|\s)[\"']?[\w.@+-]{2,40}[\"']?(?:,|\s[/|])?\s(?:and\s)?pass\b\s?[:=]?\s?(?!-)([^\s/\"']{4,80})")
+# "pw ewh7Vzi^VR", "PWD: Tq8#rLm2xZ": the short word for a password right
+# before a value only a password looks like, no user name needed.
+_SHORT_WORD_VALUE = re.compile(r"(?<![\w.-])(?i:pw|pwd|passwd)\s?[:=]?\s([^\s\"'`]{8,80})")
 _EMAIL_PAIR = re.compile(r"\S{3,64}@\S{3,100}\s/\s([^\s/]{4,80})|\S{3,64}@\S{3,100}[,;]?\s(?:pass|pw|pwd|password|mdp|senha|clave|passwort)\s?[:=]?\s([^\s/]{4,80})")
 # "zephyr_harbor_copper": three words or more joined, as a passphrase is written
 _JOINED_WORDS = re.compile(r"[a-z]{3,12}(?:[_-][a-z]{3,12}){2,5}")
@@ -917,13 +942,13 @@ def _login_secret(plain: str) -> bool:
     looks like ("signs into the router as root with Q7!vxP2mLk"). Links are
     set aside first: their paths and queries are not passwords."""
     for sentence in _SENTENCE_END.split(_URL.sub(" ", plain)):
-        if _login_pair(sentence):
+        if _login_pair(sentence) or _drawn_password_beside_what_it_opens(sentence):
             return True
         if not _LOGIN_CONTEXT.search(sentence):
             continue
         if any(_secret_value(m.group(1)) or _JOINED_WORDS.fullmatch(m.group(1).rstrip(".,;")) for m in _LOGIN_PAIR.finditer(sentence)):
             return True
-        if any(_password_shaped(m.group()) for m in _BARE_TOKEN.finditer(sentence)):
+        if any(_password_shaped(m.group()) for m in _BARE_TOKEN.finditer(sentence)) or _typed_value(sentence):
             return True
         # "concert_zone_remember_devote is what unlocks my backup drive": four
         # words, bare; code quotes its names ("service_account_actor", "receive_response_body")
@@ -951,6 +976,40 @@ def _service_login(sentence: str) -> bool:
             and not _VERSION_DIGITS.search(value) and _secret_value(value))
 
 
+# What one types to unlock or log in ("you type quietRiver_1987 at the login
+# screen", "the thing I type to unlock my phone is ..."), in several
+# languages: the verb's object, or what the sentence then says it "is".
+_TYPING_VERBS = (
+    r"type[sd]?|typing|enter(?:s|ed)?|key(?:s|ed)? in|punch(?:es|ed)? in|tipp(?:e|st|t|en)|tap(?:e|ez|é|er)|saisi[rst]?|escrib(?:o|e|es|ir)"
+    r"|digit(?:o|a|ar|are)|inserisc[eo]|introduzo|ввожу|вводим|введите|набираю")
+_TYPED = re.compile(
+    rf"(?i:(?<!\w)(?:{_TYPING_VERBS})\s(?:(?:[^\s]{{1,40}}\s){{0,8}}?(?:is|est|es|è|ist|это)\s|(?:ich|wir|man|du|in|je|on)\s)?)([^\s\"'`]{{8,80}})")
+
+
+def _typed_value(sentence: str) -> bool:
+    """Typed in a sentence about unlocking or logging in: upper case, lower
+    case and digits, with a symbol or letters drawn at random; a name and a
+    number ("iPhone15", "MyAccount2") are typed too, but are no password."""
+    for match in _TYPED.finditer(sentence):
+        token = match.group(1).rstrip(".,;:!?)")
+        if not (len(token) >= 8 and any(c.isupper() for c in token) and any(c.islower() for c in token)
+                and any(c.isdigit() for c in token) and _secret_value(token)):
+            continue
+        if not token.isalnum() or _drawn_letters(token):
+            return True
+    return False
+
+
+def _drawn_letters(token: str) -> bool:
+    "Letters, read together, that a generator drew and no name is made of ('sZYoRj*0200gY67', 'pRkeWotUx58')."
+    return _letters_drawn_at_random(token, named=True, vowelless=1) or _letters_unlike_a_name(re.sub(r"[^A-Za-z]", "", token))
+
+
+def _drawn_password_beside_what_it_opens(sentence: str) -> bool:
+    return bool(_OPENED_BY_PASSWORD.search(sentence)) and any(
+        _password_shaped(m.group()) and _drawn_letters(m.group()) for m in _BARE_TOKEN.finditer(sentence))
+
+
 def _login_pair(sentence: str) -> bool:
     "An e-mail address or a user name, then its password: a login of itself, whatever the sentence says."
     if _service_login(sentence):
@@ -959,6 +1018,8 @@ def _login_pair(sentence: str) -> bool:
     if any(_EMAIL.search(m.group()) and _secret_value(m.group(m.lastindex)) for m in _EMAIL_PAIR.finditer(sentence)):
         return True
     if any(_secret_value(m.group(1)) or _listed_words_joined(m.group(1)) for m in _HANDLE_PAIR.finditer(sentence)):
+        return True
+    if any(_password_shaped(m.group(1)) for m in _SHORT_WORD_VALUE.finditer(sentence)):
         return True
     return any(_secret_value(m.group(1)) for m in _USER_PASS.finditer(sentence))
 
@@ -1040,9 +1101,15 @@ def _card_brand_ok(digits: str) -> bool:
 
 def _iban_ok(candidate: str) -> bool:
     """Mod-97 valid; a short last group after a space may be the next word
-    ("AT72 ... bei", "SK25... v") rather than the IBAN's end."""
-    head, _, tail = candidate.rpartition(" ")
-    return _iban_checksum(candidate) or bool(head and len(tail) <= 3 and _iban_checksum(head))
+    ("AT72 ... bei", "SK25... v") rather than the IBAN's end, and so may
+    the groups of letters alone before it, words of four letters read as
+    groups ("BE07 8482 3181 4430 when you ...", upper-cased)."""
+    while not _iban_checksum(candidate):
+        head, _, tail = candidate.rpartition(" ")
+        if not head or not (len(tail) <= 3 or tail.isalpha()):
+            return False
+        candidate = head
+    return True
 
 
 def _iban_checksum(candidate: str) -> bool:
@@ -1154,7 +1221,7 @@ def _token_reason(plain: str) -> str | None:
         return "an API token or key"
     if _connection_password(plain):
         return "a connection string with a password"
-    if any(_is_base32_seed(m.group(1)) for m in _TOTP_SEED.finditer(plain)):
+    if any(_is_base32_seed(m.group(1), plain[m.end():m.end() + 1]) for m in _TOTP_SEED.finditer(plain)):
         return "a one-time-password seed"
     if any(_drawn_key(m.group(1)) for m in _NAMED_SECRET_VALUE.finditer(plain)):
         return "an API token or key"
@@ -1196,10 +1263,31 @@ def _cli_password(value: str, separator: str, template: bool) -> bool:
             and not _REFERENCE.search(value) and not _placeholder_password(value, template))
 
 
-def _is_base32_seed(value: str) -> bool:
-    "A TOTP seed: base32 letters and digits (2-7), both, at least 16."
-    value = re.sub(r"\s", "", value).upper()
-    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+# Four letters no word is written with: no vowel, "q" without "u", a rare letter before a consonant.
+_UNLIKE_A_WORD = re.compile(r"^[^aeiouy]{4}$|q(?!u)|[jqvxz][^aeiouy\s]")
+
+
+def _is_base32_seed(value: str, after: str = "") -> bool:
+    """A TOTP seed: base32 letters and digits (2-7), both, at least 16; or
+    letters alone as an authenticator shows them for manual entry (see
+    ``_letters_seed``), closing the clause."""
+    joined = re.sub(r"\s", "", value)
+    if len(joined) < 16 or not any(c.isalpha() for c in joined):
+        return False
+    if any(c.isdigit() for c in joined):
+        return True
+    return (not after or after in ".,;!?)\n") and _letters_seed(value.split())
+
+
+def _letters_seed(groups: list[str]) -> bool:
+    """Groups of four letters of one case ("vbqr gqki euty saef"), two at
+    least unlike a word ("vbqr": no vowel; "gqki": no "u" after "q") and
+    none a word of BIP-39's English list ("your data safe" is prose)."""
+    joined = "".join(groups)
+    words = _passphrase_words()
+    return (len(groups) >= 4 and all(len(group) == 4 for group in groups) and (joined.isupper() or joined.islower())
+            and sum(bool(_UNLIKE_A_WORD.search(group.lower())) for group in groups) >= 2
+            and not any(group.lower() in words for group in groups))
 
 
 # Spans that are never a secret's value, blanked before the prose checks:
@@ -1254,8 +1342,11 @@ def _keyed_value(folded: str) -> bool:
 # before a Japanese or Korean copula ("パスワードは ESYqOQLJjn です"). Folding
 # lowered its case, so the value is read again as written: there one part of
 # it with no vowel is enough ("Xbdt"), the place already says it is a password.
+# (Two such runs may be joined by "_": "vAxiFATE_mGOZy".)
+# (A Chinese, Japanese or Korean word may be glued to the Latin name of what
+# it opens: "Wi-Fi密码是 ...", "Gmailのパスワードは ...".)
 _LETTERS_AFTER_WORD = re.compile(
-    rf"(?<![a-z])(?:{_SECRET_WORDS})[^.!?;\n。:]{{0,40}}?(?:{_LINK}|\s)([a-z]{{8,40}})(?:\s?(?:です|でした|だ|입니다|이에요|예요))?\s?(?:[.!?。,;)]|$)")
+    rf"(?:(?<![a-z])|(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))(?:{_SECRET_WORDS})[^.!?;\n。:]{{0,40}}?(?:{_LINK}|\s)([a-z]{{8,40}}|(?=[a-z_]{{8}})[a-z]{{2,30}}_[a-z]{{2,30}})(?:\s?(?:です|でした|だ|입니다|이에요|예요))?\s?(?:[.!?。,;)]|$)")
 
 
 # Or after a key's word where the text names a network or device ("Guest
@@ -1267,9 +1358,37 @@ def _letters_after_word(folded: str, plain: str) -> bool:
     keyed = _LETTERS_AFTER_KEY.finditer(folded) if _OPENED.search(folded) else ()
     for match in itertools.chain(_LETTERS_AFTER_WORD.finditer(folded), keyed):
         written = re.search(rf"(?<![A-Za-z]){match.group(1)}(?![A-Za-z])", plain, re.IGNORECASE)
-        if written and _letters_drawn_at_random(written.group(), named=True, vowelless=1):
+        if written and (_letters_drawn_at_random(written.group(), named=True, vowelless=1)
+                        or any(_letters_unlike_a_name(part) for part in written.group().split("_"))):
             return True
     return False
+
+
+_LOWER_VOWEL = re.compile(r"[aeiouy]")
+# A short word that opens with a vowel and has none after it: "In", "Elm", "Apps", "Arch".
+_VOWEL_WORD = re.compile(r"[aeiou][lmnrw]?[bcdfghklmnprstw]{0,2}s?")
+
+
+def _letters_unlike_a_name(token: str) -> bool:
+    """Letters of both cases that no name is made of, after a password word:
+    a name joins words (each with a vowel after its first letter: "Kee",
+    "Pass"; or a short one opening with one: "In", "Elm") and acronyms whole
+    ("XC", "URLs"), maybe after a short lower-case prefix ("iCloud",
+    "mRemote"). A part that is neither, "Tm" in "HJKLPTmR", "Hm" in
+    "BYARYRKHmI", "Umq" in "lTCxoebUmq", was drawn by a generator."""
+    if not token.isalpha() or sum(a.isupper() != b.isupper() for a, b in zip(token, token[1:])) < 2:
+        return False
+    parts = _CAMEL_PART.findall(token)
+    if len(parts) > 1 and parts[0].islower() and len(parts[0]) <= 3 and _LOWER_VOWEL.search(parts[1][1:]):
+        parts = parts[1:]  # "mRemoteNG", "phpMyAdmin": a prefix before a word
+    return any(not _name_part(part, parts[index - 1] if index else "") for index, part in enumerate(parts))
+
+
+def _name_part(part: str, before: str) -> bool:
+    "A word, an acronym, or an acronym's plural."
+    if part.isupper() or _LOWER_VOWEL.search(part[1:]):
+        return True
+    return bool(_VOWEL_WORD.fullmatch(part.lower())) or (part[1:] == "s" and before.isupper())
 
 
 # Said of a door, lock or alarm (the caller checks): what opens it ("opens
@@ -1283,7 +1402,9 @@ _OPENS_WITH = re.compile(
     r"(?:asks for|demande|exige|accepte|pide|acepta|chiede|accetta|verlangt|akzeptiert)"
     # a verb that switches it off or opens it, then "with" a number, in several languages:
     # "die Alarmanlage schalte ich mit 4048 aus", "je désactive l'alarme avec 4048"
-    r"|(?:(?:disarm|deactivat|switch|turn|schalt|deaktivier|entsperr|öffne|désactiv|ouvr|desactiv|disattiv|ontgrendel|schakel)\w{0,4}|(?:abr|apr)(?:o|e|i|ir|ire)\b)"
+    # (or sets it: "alarm: set with 1271 then press OFF")
+    r"|(?:(?:disarm|deactivat|switch|turn|schalt|deaktivier|entsperr|öffne|désactiv|ouvr|desactiv|disattiv|ontgrendel|schakel)\w{0,4}|(?:abr|apr)(?:o|e|i|ir|ire)\b"
+    r"|(?:set|arm|activate|aktiviere|active|activa|attiva)(?:s|d|ed|ting)?\b)"
     r"(?:\s[^\s\d]{1,20}){0,5}?\s(?:with|mit|avec|con|com|met))\s(?:the\s|dem\s|le\s|el\s)?(?:code\s)?"
     r"[#*]?\d(?:[- ]?\d){3,7}[#*]?[a-z]?(?![\w-])")
 
@@ -1309,6 +1430,19 @@ _CODE_BOX_NUMBER = re.compile(
     r"(?<![\w-])(?:key ?safe|key ?box|lock ?box|keypad|padlock|combination lock|digicode|schlüsseltresor|schlüsselkasten|schlüsselkästchen"
     r"|boîte à clés|sleutelkast\w{0,2}|sleutelkluis|kluisje|nyckelskåp|nøkkelboks|домофон\w{0,2}|interphone|intercom|citofono|kłódk\w{0,2}|candado|lucchetto)(?![\w-])"
     r"[^\n:.]{0,40}?:\s?[#*]?\d{4,8}[#*]?(?![\w-]|[.,:/]\d)")
+# A burglar alarm named, then a colon and its code ("Alarm at the clinic:
+# 9846", "Alarmanlage Büro: 41773"), in several languages: a number that is
+# no clock time ("alarm: 0630"), year or measure ("alarm: 3000 hz").
+_ALARM_NUMBER = re.compile(
+    r"(?<![\w-])(?:alarm|alarme|alarma|allarme|alarmanlage|larm|hälytin|alarmsystem|alarmsysteem|сигнализаци\w{1,2})(?![\w-])"
+    r"[^\n:.]{0,40}?:\s?(?!(?:19|20)\d\d(?!\d))(\d{4,8})(?![\w-]|[.,:/]\d|\s?(?:hz|khz|db|mah|ms|s|sec|seconds?|min|minutes?|v|w)\b)")
+
+
+def _alarm_number(folded: str) -> bool:
+    return any(not (len(code) == 4 and int(code[:2]) < 24 and int(code[2:]) < 60)
+               for code in (m.group(1) for m in _ALARM_NUMBER.finditer(folded)))
+
+
 # Japanese, Chinese and Korean name a door's or safe's code by what it
 # opens, then the word for its number or code ("オートロックの番号は 3027",
 # "门禁密码是 4821", "현관 비밀번호는 1234"): there are no spaces to find words by.
@@ -1335,7 +1469,7 @@ def _password_in_prose(folded: str) -> bool:
     return bool(
         _prose_secret(folded) or _near_value(folded) or _keyed_value(folded) or _SEED_PHRASE.search(folded) or _RECOVERY_CODES.search(folded) or _recovery_code_list(folded)
         or (_OPENS_SOMETHING.search(folded) and _code_value(folded))
-        or _CODE_BOX_NUMBER.search(folded) or _CJK_LOCK_CODE.search(folded) or _code_to_type(folded)
+        or _CODE_BOX_NUMBER.search(folded) or _CJK_LOCK_CODE.search(folded) or _code_to_type(folded) or _alarm_number(folded)
     )
 
 
@@ -1396,7 +1530,7 @@ def _card_candidates(run: str) -> list[str]:
 # agência and conta; an IFSC code beside an account number; a Japanese deposit.
 _ROUTING_AND_ACCOUNT = re.compile(
     r"(?i:\b(?:routing|aba|rtn)\b(?: (?:number|no\.?|#))?\W{0,3}(\d{9})\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?|#))?\W{0,3}\d{6,17}\b"
-    r"|\bsort code\W{0,3}\d{2}-\d{2}-\d{2}\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?))?\W{0,3}\d{8}\b"
+    r"|\bsort code\W{0,3}\d{2}-\d{2}-\d{2}\b[^\n]{0,30}?(?:\baccount\b(?: (?:number|no\.?))?|\bacc(?:t|ount)?\.? ?(?:no\b\.?|number|#)|\ba/c\b(?: no\b\.?)?)\W{0,3}\d{8}\b"
     # Australia's BSB (branch) and the account after it
     r"|\bbsb\b(?: (?:number|no\.?))?\W{0,3}\d{3}-?\d{3}\b[^\n]{0,30}?\baccount\b(?: (?:number|no\.?|#))?\W{0,3}\d{6,10}\b"
     # Mexico's CLABE; Brazil's agência and conta
@@ -1412,7 +1546,7 @@ _ROUTING_AND_ACCOUNT = re.compile(
 # after the name, as an id's number is read after its name. (Chinese and
 # Japanese glue the name to the bank's: "工商银行卡号".)
 _ACCOUNT_NUMBER = re.compile(
-    r"(?<![^\W\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])(?i:(?:bank ?account|account) (?:number|no\.?|#)|\bacct\.? (?:no\.?|#)|kontonummer\w{0,2}|kontonr\.?|numéro de compte|n° de compte"
+    r"(?<![^\W\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])(?i:(?:bank ?account|account) (?:number|no\.?|#)|\bacc(?:t|ount)?\.? (?:no\.?|#)|\ba/c no\b\.?|kontonummer\w{0,2}|kontonr\.?|numéro de compte|n° de compte"
     # the kind of account named for its number ("the checking account is 1134845123", "Girokonto: ...")
     r"|(?:checking|savings|current|cheque|chequing|deposit|salary|joint) account|girokonto|sparkonto|lønnskonto|lönekonto|sparekonto"
     r"|compte (?:courant|chèque|d'épargne|épargne)|cuenta (?:corriente|de ahorros?|nómina)|conto (?:corrente|di risparmio)|conta (?:corrente|poupança)"
@@ -1425,8 +1559,13 @@ _ACCOUNT_NUMBER = re.compile(
     r"\D{0,20}?(?<![\d.,/$€£¥-])(?!\d{1,4}([.-])\d{1,2}\1\d{2,4}(?!\d))\d(?:[ .-]?\d){7,19}(?![\w-]|[.,/]\d)")
 
 
+# A text about a bank: there a routing number and an account after it are
+# one, whether the routing number's checksum holds or was mistyped.
+_BANK_CONTEXT = re.compile(r"(?i:\b(?:bank\w{0,3}|credit union|checking|savings|direct deposit|wire transfer|ach|payroll)\b)")
+
+
 def _domestic_account(plain: str) -> bool:
-    return (any(match.group(1) is None or _valid_id(match.group(1), ("us.rtn",))
+    return (any(match.group(1) is None or _valid_id(match.group(1), ("us.rtn",)) or _BANK_CONTEXT.search(plain)
                 for match in _ROUTING_AND_ACCOUNT.finditer(plain))
             or bool(_ACCOUNT_NUMBER.search(plain)))
 
@@ -1483,10 +1622,15 @@ def _plain_id(plain: str) -> bool:
 
 
 # A passport number mixes letters and digits ("C01X00T47", "PAB123456"):
-# after the word for a passport, in many languages.
+# after the word for a passport, in many languages; after "passport
+# number" also further on, past what it is for ("passport number for the
+# visa application: ..."); not a number given as an example of its format.
 _PASSPORT_NUMBER = re.compile(
-    r"(?i:passport|reisepass\w{0,3}|pass(?:nummer| nr)|pasaporte|passeport|passaporto|paszport\w{0,3}|паспорт\w{0,3}|pasaport\w{0,3}|paspoort\w{0,3}"
-    r"|護照|护照|パスポート|여권|جواز السفر|דרכון)[^\n]{0,30}?(?<![\w-])(?=[A-Z]{0,3}\d)(?=(?:[A-Z]{0,9}\d){2})[A-Z]{0,3}\d[A-Z0-9]{5,10}(?![\w-])")
+    r"(?:(?i:passport|reisepass\w{0,3}|pass(?:nummer| nr)|pasaporte|passeport|passaporto|paszport\w{0,3}|паспорт\w{0,3}|pasaport\w{0,3}|paspoort\w{0,3}"
+    r"|護照|护照|パスポート|여권|جواز السفر|דרכון)[^\n]{0,30}?"
+    # the number named as such may be further on
+    r"|(?i:passport (?:number|no\b\.?|#)|passnummer|número de pasaporte|numéro de passeport|numero (?:di|del) passaporto|numer paszportu|номер паспорта"
+    r"|pasaport numarası|paspoortnummer|護照號碼|护照号码|パスポート番号|여권 ?번호)[^\n]{0,50}?)(?<![\w-])(?=[A-Z]{0,3}\d)(?=(?:[A-Z]{0,9}\d){2})[A-Z]{0,3}\d[A-Z0-9]{5,10}(?![\w-])")
 
 
 # After an id's name, a code of capitals and digits, two of each at least
@@ -1503,7 +1647,7 @@ def _named_id_code(plain: str) -> bool:
 
 def _national_id(plain: str, upper: str) -> bool:
     return bool(
-        _PASSPORT_NUMBER.search(plain)
+        any(not _SAMPLE_WORDS.search(m.group()) and "format" not in m.group().lower() for m in _PASSPORT_NUMBER.finditer(plain))
         or _SSN.search(plain)
         or _NINO.search(plain)
         or _KOREAN_RRN.search(plain)
@@ -1608,14 +1752,18 @@ _WALLET_WORDS = re.compile(
 
 
 def _named_phrase(plain: str) -> bool:
-    """Twelve words or more of BIP-39's English list in a row, in a text
-    that names a wallet or its phrase: the phrase, even where its checksum
-    fails (a word misheard or mistyped still opens the wallet to a search)."""
+    """Twelve words in a row, all of BIP-39's English list but one at most,
+    in a text that names a wallet or its phrase: the phrase, even where its
+    checksum fails or a word was misheard ("candle" for "candy"): what is
+    left still opens the wallet to a search."""
     if not _WALLET_WORDS.search(plain):
         return False
     words = _passphrase_words()
-    return any(len(list(group)) >= 12 for run in _word_runs(plain)
-               for in_list, group in itertools.groupby(run, key=words.__contains__) if in_list)
+    for run in _word_runs(plain):
+        listed = [word in words for word in run]
+        if any(sum(listed[start:start + 12]) >= 11 for start in range(len(run) - 11)):
+            return True
+    return False
 
 
 def _wallet_mnemonic(plain: str) -> bool:
