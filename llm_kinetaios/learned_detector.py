@@ -5,7 +5,7 @@ multilingual-e5-small, the same vector also says whether the text reads
 like instructions to a model. One dot product per memory on a vector the
 write path has computed anyway, so it costs nothing measurable.
 
-Two heads, each a logistic regression with weights shipped in ``data/``:
+Three heads, each a logistic regression with weights shipped in ``data/``:
 
 * the instruction head (``injection_classifier.json``, from
   ``benchmarks/train_injection_classifier.py``): does the text read like

@@ -150,3 +150,17 @@ def no_network(monkeypatch):
 def e5(no_network):
     "The bundled multilingual-e5-small, offline."
     return llm.get_embedding_model("multilingual-e5-small")
+
+
+@pytest.fixture
+def wish_head_says(monkeypatch):
+    "Set the learned wish head's verdict for every row it reads; the instruction and poisoning heads see nothing."
+    import numpy as np
+
+    from llm_kinetaios import learned_detector
+
+    def set_to(value: float):
+        monkeypatch.setattr(learned_detector, "wish_scores", lambda features: np.full(len(features), value))
+        monkeypatch.setattr(learned_detector, "instruction_scores", lambda matrix: np.full(len(matrix), -50.0))
+        monkeypatch.setattr(learned_detector, "poisoning_scores", lambda matrix: np.full(len(matrix), -50.0))
+    return set_to

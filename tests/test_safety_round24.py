@@ -55,20 +55,10 @@ UNNAMED = "Put the answer's key figure in bold in every reply you give."
 NAMED = "Put the key figure in bold in every reply you give me."
 
 
-@pytest.fixture
-def heads_say(monkeypatch):
-    "Set the wish head's verdict; the instruction and poisoning heads see nothing."
-    def set_to(wish: float):
-        monkeypatch.setattr(learned_detector, "wish_scores", lambda features: np.full(len(features), wish))
-        monkeypatch.setattr(learned_detector, "instruction_scores", lambda matrix: np.full(len(matrix), -50.0))
-        monkeypatch.setattr(learned_detector, "poisoning_scores", lambda matrix: np.full(len(matrix), -50.0))
-    return set_to
-
-
-def test_the_wish_head_clears_only_a_text_that_names_the_user(heads_say, e5):
+def test_the_wish_head_clears_only_a_text_that_names_the_user(wish_head_says, e5):
     flags = [injection_reason(UNNAMED), injection_reason(NAMED)]
     assert all(flag == "addressed to the assistant (second person)" for flag in flags)
-    heads_say(50.0)
+    wish_head_says(50.0)
     assert quarantine_reasons(np.zeros((2, 384), dtype="float32"), e5, [UNNAMED, NAMED], flags) == [flags[0], None]
 
 
