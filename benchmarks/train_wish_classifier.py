@@ -47,14 +47,17 @@ import numpy as np
 
 from _common import REPO_ROOT, markdown_table
 from train_injection_classifier import CORPORA, EXTRACTION, embed, rows
-from train_poisoning_classifier import READ_SPLITS as POISONING_READ_SPLITS, out_of_split, ship
+from train_poisoning_classifier import out_of_split, ship
 
 from llm_kinetaios.learned_detector import wish_features
 from llm_kinetaios.safety import names_the_user
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "wish_classifier.json"
-# The poisoning head's splits, and those the twenty-second to twenty-fourth rounds read.
-READ_SPLITS = POISONING_READ_SPLITS + ("fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30")
+# The splits the twenty-fourth round read (the poisoning head has read more since).
+READ_SPLITS = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
+               "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16",
+               "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24",
+               "directed", "directed2", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30")
 REPORT_SPLIT = "fresh31"
 STRENGTHS = (0.003, 0.01, 0.03)
 # At most one payload in 200 of the read splits' may be cleared out of split:

@@ -599,19 +599,21 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
         assert fresh12.isdisjoint(earlier)
     # From fresh13 on, each set shares no entry with any set before it.
     before = [tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, directed]
-    for split, at_least in (("fresh13", 650), ("fresh14", 700), ("fresh15", 700), ("fresh16", 650), ("fresh17", 650), ("fresh18", 550), ("fresh19", 600), ("fresh20", 580), ("fresh21", 600), ("fresh22", 600), ("fresh23", 600), ("fresh24", 600), ("fresh25", 600), ("fresh26", 600), ("fresh27", 600), ("fresh28", 600), ("fresh29", 600), ("fresh30", 600), ("fresh31", 600), ("fresh32", 600), ("fresh33", 600)):
+    for split, at_least in (("fresh13", 650), ("fresh14", 700), ("fresh15", 700), ("fresh16", 650), ("fresh17", 650), ("fresh18", 550), ("fresh19", 600), ("fresh20", 580), ("fresh21", 600), ("fresh22", 600), ("fresh23", 600), ("fresh24", 600), ("fresh25", 600), ("fresh26", 600), ("fresh27", 600), ("fresh28", 600), ("fresh29", 600), ("fresh30", 600), ("fresh31", 600), ("fresh32", 600), ("fresh33", 600), ("fresh34", 600)):
         later = entries(corpora / split)
         assert len(later) > at_least, split
         for earlier in before:
             assert later.isdisjoint(earlier), split
         before.append(later)
+    # directed3, a training set written after fresh33, shares no entry with any set.
+    directed3 = entries(corpora / "directed3", ("injection", "ordinary"))
+    assert len(directed3) > 600 and all(directed3.isdisjoint(earlier) for earlier in before)
 
 
 def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_its_report_split():
-    """The poisoning head trains on every split reported before the twenty-first
-    round (fresh9 to fresh24 included) and the sets written for it, and never on
-    the report split, fresh31, with which it shares no entry, nor on fresh26,
-    the twenty-second round's validation set."""
+    """The poisoning head trains on every split reported before the twenty-sixth
+    round (fresh9 to fresh33 included) and the sets written for it, and never on
+    the report split, fresh34, with which it shares no entry."""
     import sys
     from pathlib import Path
 
@@ -622,19 +624,16 @@ def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_
         import train_poisoning_classifier as training_script
     finally:
         sys.path.remove(str(benchmarks))
-    assert training_script.REPORT_SPLIT == "fresh31" not in training_script.READ_SPLITS
-    assert "fresh26" not in training_script.READ_SPLITS and "fresh32" not in training_script.READ_SPLITS
-    assert {"fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17",
-            "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "directed",
-            "directed2"} <= set(training_script.READ_SPLITS)
+    assert training_script.REPORT_SPLIT == "fresh34" not in training_script.READ_SPLITS
+    assert {f"fresh{k}" for k in range(9, 34)} | {"directed", "directed2", "directed3"} <= set(training_script.READ_SPLITS)
     report = {" ".join(json.loads(line)["text"].split()).casefold()
               for name in ("injection", "ordinary", "secrets", "near_miss")
-              for line in (corpora / "fresh31" / f"{name}.jsonl").open(encoding="utf-8")}
+              for line in (corpora / "fresh34" / f"{name}.jsonl").open(encoding="utf-8")}
     trained_on, labels, _ = training_script.training_set()
     assert labels.sum() > 1000 and report.isdisjoint(" ".join(text.split()).casefold() for text in trained_on)
 
 
-def test_the_safety_report_reports_fresh31_by_default_and_reads_each_split_from_its_folder():
+def test_the_safety_report_reports_fresh34_by_default_and_reads_each_split_from_its_folder():
     "The reported set is the one nobody tuned on; every held-out split keeps its own files."
     import sys
     from pathlib import Path
@@ -645,7 +644,7 @@ def test_the_safety_report_reports_fresh31_by_default_and_reads_each_split_from_
         import safety_report
     finally:
         sys.path.remove(str(benchmarks))
-    assert safety_report.arguments().parse_args([]).split == "fresh31"
+    assert safety_report.arguments().parse_args([]).split == "fresh34"
     sizes = {  # corpus: at least (fresh8, fresh7, fresh6, fresh5, fresh4, fresh3) entries
         "injection": (200, 190, 200, 220, 200, 150), "ordinary": (200, 200, 200, 220, 200, 200),
         "secrets": (170, 160, 160, 160, 150, 120), "near_miss": (140, 150, 150, 150, 150, 150),
