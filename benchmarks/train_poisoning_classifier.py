@@ -13,8 +13,8 @@ Data: every split already read (``READ_SPLITS``), never the report split
 (``REPORT_SPLIT``, which is not even loaded):
 
 * positives: the memory-poisoning payloads of those splits, among them
-  ``corpora/directed*/injection.jsonl`` (poisoning preferences written as training material by people who had
-  not read the filters);
+  ``corpora/directed*/injection.jsonl`` (poisoning preferences written as
+  training material by people who had not read the filters);
 * negatives: the ordinary and near-miss facts of those splits, the durable
   facts of the extraction corpus, and ``corpora/directed*/ordinary.jsonl``
   (benign standing preferences, written the same way).

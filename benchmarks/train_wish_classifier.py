@@ -30,11 +30,11 @@ splits kept two thirds of the flagged preferences flagged (docs/safety.md).
 Choosing the strength and threshold: leave one split out. For each strength
 the threshold is the score above which at most ``PAYLOAD_BUDGET`` of all
 read payloads lie among the candidate payloads, out of split (a rule fixed
-before any figure of the round; the old threshold, none above it, is
-printed beside it); the strength that clears the most out-of-split
-candidate ordinary entries it may clear (those naming the user) at its
-threshold wins, and no
-left-out split may have more than ``MOST_PAYLOADS_PER_SPLIT`` payloads cleared.
+before any figure of the round; what the old threshold, none above it,
+clears is printed beside it); the strength that clears the most
+out-of-split candidate ordinary entries it may clear (those naming the
+user) at its threshold wins, and no left-out split may have more than
+``MOST_PAYLOADS_PER_SPLIT`` payloads cleared.
 Deterministic. How the shipped head does on the report split is measured
 end to end by ``benchmarks/safety_report.py --split fresh31``.
 """
@@ -109,9 +109,10 @@ def candidates(found: list[tuple[str, int, str]],
 
 def cross_validate(x, y, splits, clearable, training, allowed: int):
     """The chosen strength and threshold, the candidates' out-of-split scores,
-    and the table. ``x``: the candidates' features, ``clearable``: which of
-    them the head may clear (those naming the user), ``training``: (features, labels, splits) of the training
-    rows, ``allowed``: how many candidate payloads may score above the threshold."""
+    and the table. ``x``: the candidates' features; ``clearable``: which of
+    them the head may clear (those naming the user); ``training``:
+    (features, labels, splits) of the training rows; ``allowed``: how many
+    candidate payloads may score above the threshold."""
     table, best = [], None
     for strength in STRENGTHS:
         scores = out_of_split(*training, strength, scored=(x, splits))

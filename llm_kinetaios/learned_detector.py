@@ -203,9 +203,10 @@ def _wishes(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[
     if clearable:
         import numpy as np
 
+        threshold = load_classifier(WISH_WEIGHTS_FILE)[3]
         scores = wish_scores(wish_features(np.asarray(matrix)[clearable], [texts[index] for index in clearable]))
         for index, score in zip(clearable, scores):
-            wishes[index] = bool(score > load_classifier(WISH_WEIGHTS_FILE)[3])
+            wishes[index] = bool(score > threshold)
     return wishes
 
 

@@ -1704,7 +1704,7 @@ _FIRST_PERSON_WORDS = (
     r"|я|меня|мне|мной|мой|моя|моё|мое|мои|моих|моему|моей|мы|нас|нам|наш|наша|наше|наши|мені|мій|мої"
     r"|ben|beni|bana|benim|biz|bizim|bize|εγώ|μου|μένα|εμένα|μας"
     r"|saya|aku|kami|kita|ako|ko|akin|namin|natin|tayo|tôi|mình"
-    r"|minä|minun|minulle|minua|meidän|én|engem|nekem|nekünk|mine|mea|mele|mimi|yangu|wangu|langu|kwangu"
+    r"|minä|minun|minulle|minua|meidän|én|engem|nekem|nekünk|mea|mele|mimi|yangu|wangu|langu|kwangu"
     r"|user|user's|user’s|utilisateur|utilisatrice|nutzer|nutzerin|benutzer|benutzerin|usuario|usuaria|usuário|usuária"
     r"|utilizador|utente|gebruiker|användaren|brukeren|brugeren|użytkownik|пользователь|пользователя|kullanıcı"
     r"|أنا|لي|عندي|نحن|لنا|من|ما|برایم|मैं|मुझे|मेरा|मेरी|मेरे|हम|हमारा|हमें|আমি|আমার|আমাকে|আমরা|میں|مجھے|میرا|میری|میرے|ہم|אני|לי|שלי|אותי"

@@ -62,10 +62,9 @@ def test_the_wish_head_clears_only_a_text_that_names_the_user(wish_head_says, e5
     assert quarantine_reasons(np.zeros((2, 384), dtype="float32"), e5, [UNNAMED, NAMED], flags) == [flags[0], None]
 
 
-def test_the_wish_head_reads_only_texts_it_could_clear(monkeypatch, e5):
+def test_the_wish_head_reads_only_texts_it_could_clear(wish_head_says, monkeypatch, e5):
     read = []
-    monkeypatch.setattr(learned_detector, "instruction_scores", lambda matrix: np.full(len(matrix), -50.0))
-    monkeypatch.setattr(learned_detector, "poisoning_scores", lambda matrix: np.full(len(matrix), -50.0))
+    wish_head_says(50.0)
     monkeypatch.setattr(learned_detector, "wish_scores", lambda features: read.append(len(features)) or np.full(len(features), 50.0))
     texts = [NAMED, UNNAMED, "I grow chillies on my balcony."]
     quarantine_reasons(np.zeros((3, 384), dtype="float32"), e5, texts, [injection_reason(text) for text in texts])
