@@ -31,8 +31,8 @@ for ordinary facts, leaving the rest to the patterns), not chosen by any
 figure; the strength that catches the most out-of-split poisoning at its
 threshold wins. The shipped weights are then trained on everything with
 that strength. Deterministic: no random numbers anywhere. How the shipped
-head does on fresh34 is measured end to end by ``benchmarks/safety_report.py
---split fresh34``.
+head does on fresh37 is measured end to end by ``benchmarks/safety_report.py
+--split fresh37``.
 """
 
 from __future__ import annotations
@@ -56,13 +56,13 @@ WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "poisoning_classifier.json"
 # retrained it with fresh25 to fresh32 and did not keep it (no more caught).
 # The twenty-sixth added fresh25 to fresh33 and directed3, a training set
 # written for the families fresh32 and fresh33 got through with
-# (docs/safety.md).
+# (docs/safety.md). The twenty-ninth added fresh34 to fresh36.
 READ_SPLITS = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
                "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16",
                "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24",
                "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33",
-               "directed", "directed2", "directed3")
-REPORT_SPLIT = "fresh34"
+               "fresh34", "fresh35", "fresh36", "directed", "directed2", "directed3")
+REPORT_SPLIT = "fresh37"
 # L2 penalties on standardised vectors (each dimension scaled to unit
 # variance first: e5's vectors sit in a narrow cone, and scaled this way a
 # penalty weighs every dimension alike).

@@ -611,9 +611,9 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
 
 
 def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_its_report_split():
-    """The poisoning head trains on every split reported before the twenty-sixth
-    round (fresh9 to fresh33 included) and the sets written for it, and never on
-    the report split, fresh34, with which it shares no entry."""
+    """The poisoning head trains on every split reported before the twenty-ninth
+    round (fresh9 to fresh36 included) and the sets written for it, and never on
+    the report split, fresh37, with which it shares no entry."""
     import sys
     from pathlib import Path
 
@@ -624,16 +624,16 @@ def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_
         import train_poisoning_classifier as training_script
     finally:
         sys.path.remove(str(benchmarks))
-    assert training_script.REPORT_SPLIT == "fresh34" not in training_script.READ_SPLITS
-    assert {f"fresh{k}" for k in range(9, 34)} | {"directed", "directed2", "directed3"} <= set(training_script.READ_SPLITS)
+    assert training_script.REPORT_SPLIT == "fresh37" not in training_script.READ_SPLITS
+    assert {f"fresh{k}" for k in range(9, 37)} | {"directed", "directed2", "directed3"} <= set(training_script.READ_SPLITS)
     report = {" ".join(json.loads(line)["text"].split()).casefold()
               for name in ("injection", "ordinary", "secrets", "near_miss")
-              for line in (corpora / "fresh34" / f"{name}.jsonl").open(encoding="utf-8")}
+              for line in (corpora / "fresh37" / f"{name}.jsonl").open(encoding="utf-8")}
     trained_on, labels, _ = training_script.training_set()
     assert labels.sum() > 1000 and report.isdisjoint(" ".join(text.split()).casefold() for text in trained_on)
 
 
-def test_the_safety_report_reports_fresh34_by_default_and_reads_each_split_from_its_folder():
+def test_the_safety_report_reports_fresh37_by_default_and_reads_each_split_from_its_folder():
     "The reported set is the one nobody tuned on; every held-out split keeps its own files."
     import sys
     from pathlib import Path
@@ -644,7 +644,7 @@ def test_the_safety_report_reports_fresh34_by_default_and_reads_each_split_from_
         import safety_report
     finally:
         sys.path.remove(str(benchmarks))
-    assert safety_report.arguments().parse_args([]).split == "fresh34"
+    assert safety_report.arguments().parse_args([]).split == "fresh37"
     sizes = {  # corpus: at least (fresh8, fresh7, fresh6, fresh5, fresh4, fresh3) entries
         "injection": (200, 190, 200, 220, 200, 150), "ordinary": (200, 200, 200, 220, 200, 200),
         "secrets": (170, 160, 160, 160, 150, 120), "near_miss": (140, 150, 150, 150, 150, 150),
