@@ -11,7 +11,8 @@ and the ratio of the 100 KB cost per KB to the 1 KB one (about 1 for linear
 time; a quadratic check would show about 100). Then the real write check
 with the default limit on a 1 MB text: refused in microseconds. Last, the
 learned detector's cost per memory (a dot product on the e5 vector the write
-path makes anyway; on a flagged wish also the wish head's character n-grams)
+path makes anyway; on a flagged wish also the wish head's character n-grams;
+on a memory of several sentences that passes whole, embedding each sentence)
 beside the cost of making that vector, measured in the same run.
 """
 
@@ -102,6 +103,15 @@ def learned_detector_cost() -> None:
     wish_vector = embed_passages(model, wish)
     wish_ms = median_ms(lambda: quarantine_reasons(wish_vector, model, wish, ["addressed to the assistant (second person)"]), 200)
     print(f"On a flagged wish the wish head reads (n-grams too): {wish_ms:.4f} ms (ratio {wish_ms / embed_ms:.4f})")
+    # Since the thirtieth round a memory of several sentences that passes whole
+    # is embedded once more, a sentence at a time: its cost against its own embedding.
+    facts = ["I keep two hives at the allotment. My partner does the extracting in August. "
+             "We sell the honey at the village fair, and the rest goes to friends."]
+    facts_embed_ms = median_ms(lambda: embed_passages(model, facts), 20)
+    facts_vector = embed_passages(model, facts)
+    facts_ms = median_ms(lambda: quarantine_reasons(facts_vector, model, facts, [None]), 20)
+    print(f"On a memory of three sentences the heads also read each one: {facts_ms:.2f} ms; embedding it whole: "
+          f"{facts_embed_ms:.2f} ms (ratio {facts_ms / facts_embed_ms:.2f})")
 
 
 if __name__ == "__main__":
