@@ -156,6 +156,13 @@ def format_time(ms: int | None) -> str:
     return datetime.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
 
 
+@contextmanager
+def progress_bar(total: int, label: str = "Reading sentences"):
+    "A progress bar on standard error for ``total`` items, shown from 64 on: yields its update callable."
+    with click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True, hidden=total < 64) as bar:
+        yield bar.update
+
+
 def embed_with_progress(texts: list[str], label: str = "Embedding"):
     """(vectors, model) for new memory texts with the configured embedding
     model, with a progress bar on long runs. (None, None) when there is no
@@ -167,14 +174,11 @@ def embed_with_progress(texts: list[str], label: str = "Embedding"):
         return None, model
     vectors = []
     try:
-        with click.progressbar(
-            length=len(texts), label=label, file=sys.stderr,
-            show_pos=True, hidden=len(texts) < 64,
-        ) as bar:
+        with progress_bar(len(texts), label) as advance:
             for start in range(0, len(texts), 32):
                 chunk = texts[start : start + 32]
                 vectors.extend(embed_passages(model, chunk))
-                bar.update(len(chunk))
+                advance(len(chunk))
     except Exception as ex:
         click.echo(
             f"Warning: could not embed with {model.model_id} ({ex}); stored without "
@@ -884,7 +888,7 @@ def import_(path, database):
             record.pop("embedding_model", None)
         report = write_memories(
             store, fresh, embedding_model=model if vectors is not None else None, vectors=vectors,
-            max_chars=settings.max_memory_chars,
+            max_chars=settings.max_memory_chars, progress=progress_bar,
         )
     if report.secrets:
         click.echo(f"Skipped {report.secrets} that looked like secrets", err=True)

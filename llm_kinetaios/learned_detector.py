@@ -62,6 +62,7 @@ second time with e5 would cost about as much as the embedding itself).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
@@ -83,6 +84,7 @@ NGRAM_SIZES = (3, 4, 5)
 LEARNED_REASON = "reads like instructions to a model (learned detector)"
 POISONING_REASON = "reads like memory poisoning worded as a preference (learned detector)"
 SENTENCE_NOTE = " in one of its sentences"
+SENTENCE_BATCH = 32  # sentences embedded at a time, so a progress bar can move
 # Where a sentence ends: after . ! ? and a space, after a CJK full stop, or at a line break.
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 _CJK = re.compile(r"[\u3040-\u9fff\uac00-\ud7af]")
@@ -231,17 +233,19 @@ def _quarantine(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Seque
 
 
 def quarantine_reasons(matrix: "np.ndarray | None", embedding_model, texts: Sequence[str],
-                       pattern_flags: Sequence[str | None]) -> list[str | None]:
+                       pattern_flags: Sequence[str | None], progress=None) -> list[str | None]:
     """Each memory's quarantine reason once the heads have read its vector
     (rows of ``matrix``, unit-length passage vectors of ``embedding_model``):
     ``pattern_flags`` (what ``safety.injection_reason`` named for ``texts``)
     less the bare-order flags the wish head clears, then the instruction and
-    poisoning heads' reasons. The pattern flags alone where the heads do not
-    apply to these vectors."""
+    poisoning heads' reasons, then theirs for each sentence (``sentences``).
+    The pattern flags alone where the heads do not apply to these vectors.
+    ``progress``: called with the number of sentences to embed, a context
+    manager that yields a callable told how many are done (the CLI's bar)."""
     if matrix is None or len(matrix) == 0 or not applies_to(embedding_model):
         return list(pattern_flags)
     reasons = _quarantine(matrix, texts, pattern_flags)
-    return _sentence_reasons(embedding_model, texts, pattern_flags, reasons)
+    return _sentence_reasons(embedding_model, texts, pattern_flags, reasons, progress or _no_progress)
 
 
 def sentences(text: str) -> list[str]:
@@ -253,8 +257,13 @@ def sentences(text: str) -> list[str]:
             if len(piece.split()) >= 3 or (_CJK.search(piece) and len(piece) >= 6)]
 
 
+@contextlib.contextmanager
+def _no_progress(total: int):
+    yield lambda done: None
+
+
 def _sentence_reasons(embedding_model, texts: Sequence[str], pattern_flags: Sequence[str | None],
-                      reasons: list[str | None]) -> list[str | None]:
+                      reasons: list[str | None], progress) -> list[str | None]:
     """``reasons`` with the first two heads' reason for any sentence of a
     memory they and every other check passed whole (not one the wish head
     cleared: a wish of two sentences, "Keep replies short. I read them on my
@@ -267,9 +276,17 @@ def _sentence_reasons(embedding_model, texts: Sequence[str], pattern_flags: Sequ
         return reasons
     parts = [part for found in unread.values() for part in found]
     try:
+        import numpy as np
+
         from .embeddings import embed_passages
 
-        by_part = iter(_reasons(embed_passages(embedding_model, parts), parts))
+        vectors = []
+        with progress(len(parts)) as advance:
+            for start in range(0, len(parts), SENTENCE_BATCH):
+                chunk = parts[start:start + SENTENCE_BATCH]
+                vectors.extend(embed_passages(embedding_model, chunk))
+                advance(len(chunk))
+        by_part = iter(_reasons(np.asarray(vectors), parts))
     except Exception:  # a failure here must not stop the write
         log.exception("learned detector failed on sentences; whole texts only")
         return reasons

@@ -212,12 +212,15 @@ def write_memories(
     judge_model=None,
     vectors=None,
     max_chars: int | None = MAX_MEMORY_CHARS,
+    progress=None,
 ) -> WriteReport:
     """Store facts through the whole write path; see the module docstring.
 
     ``items`` are dicts of MemoryStore.add arguments. ``vectors`` may carry
     precomputed embeddings (one per item, from ``embedding_model``).
-    ``max_chars`` is the ``max_memory_chars`` setting.
+    ``max_chars`` is the ``max_memory_chars`` setting. ``progress``: the
+    CLI's progress bar for the learned detector's sentence pass
+    (``learned_detector.quarantine_reasons``).
 
     Each stage below takes the batch's working state, decides about some
     candidates, and leaves the rest to the next stage.
@@ -227,7 +230,7 @@ def write_memories(
     _skip_stored_duplicates(batch, store)
     if batch.candidates:
         matrix = _embed_candidates(batch.candidates, embedding_model, vectors)
-        _flag_by_learned_detector(batch.candidates, matrix, embedding_model)
+        _flag_by_learned_detector(batch.candidates, matrix, embedding_model, progress)
         neighbours, duplicate_level = _nearest_memories(
             store, batch.candidates, matrix, embedding_model)
         close_calls = _merge_near_duplicates(batch, neighbours, duplicate_level)
@@ -337,7 +340,7 @@ def _embed_candidates(candidates: list[dict], embedding_model, vectors):
     return matrix
 
 
-def _flag_by_learned_detector(candidates: list[dict], matrix, embedding_model) -> None:
+def _flag_by_learned_detector(candidates: list[dict], matrix, embedding_model, progress=None) -> None:
     """Stage 3b: the learned detector (learned_detector.py) on the vectors just
     made: its heads' reasons for facts the patterns let through, and a
     bare-order flag cleared where the wish head reads a standing wish;
@@ -346,7 +349,7 @@ def _flag_by_learned_detector(candidates: list[dict], matrix, embedding_model) -
 
     texts = [candidate["content"] for candidate in candidates]
     flags = [candidate["flag"] for candidate in candidates]
-    for candidate, reason in zip(candidates, quarantine_reasons(matrix, embedding_model, texts, flags)):
+    for candidate, reason in zip(candidates, quarantine_reasons(matrix, embedding_model, texts, flags, progress)):
         candidate["flag"] = reason
 
 

@@ -5,6 +5,9 @@ hidden in one sentence of a document is diluted in the whole text's vector.
 The splitting is tested directly, the shipped heads on texts written for
 these tests, the plumbing with the embedding call counted or broken."""
 
+import contextlib
+import json
+
 import numpy as np
 import pytest
 from llm.cli import cli
@@ -73,3 +76,29 @@ def test_a_failed_sentence_embedding_leaves_the_whole_text_verdicts(e5, monkeypa
     monkeypatch.setattr(embeddings, "embed_passages", broken)
     assert quarantine_reasons(matrix, e5, [DOCUMENT], [None]) == [None]
     assert "whole texts only" in caplog.text
+
+
+def test_the_sentence_pass_reports_its_progress_in_batches(e5, monkeypatch, wish_head_says):
+    monkeypatch.setattr(embeddings, "embed_passages", lambda model, texts: np.zeros((len(texts), 384)))
+    wish_head_says(-50.0)  # no head flags anything: every text is read again
+    texts = [f"Fact number {n} is about the bees. The hive stands by the shed." for n in range(40)]
+    seen = []
+
+    @contextlib.contextmanager
+    def progress(total):
+        seen.append(("total", total))
+        yield lambda done: seen.append(("done", done))
+    assert quarantine_reasons(np.zeros((40, 384)), e5, texts, [None] * 40, progress) == [None] * 40
+    assert seen == [("total", 80), ("done", 32), ("done", 32), ("done", 16)]
+
+
+def test_import_shows_a_bar_while_it_reads_sentences_with_e5_setting(
+        runner, store, settings, e5, monkeypatch, wish_head_says, tmp_path):
+    settings(embedding_model="multilingual-e5-small")
+    monkeypatch.setattr(embeddings, "embed_passages", lambda model, texts: np.zeros((len(texts), 384), dtype="float32"))
+    wish_head_says(-50.0)
+    path = tmp_path / "notes.json"
+    path.write_text(json.dumps([f"Note {n} about the allotment. The beans came up in week {n}." for n in range(40)]))
+    result = runner.invoke(cli, ["memories", "import", str(path)], catch_exceptions=False)
+    assert result.exit_code == 0 and '"imported": 40' in result.output
+    assert "Reading sentences" in result.output  # 80 sentences: the bar shows from 64
