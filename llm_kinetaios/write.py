@@ -342,7 +342,8 @@ def _embed_candidates(candidates: list[dict], embedding_model, vectors):
 
 def _flag_by_learned_detector(candidates: list[dict], matrix, embedding_model, progress=None) -> None:
     """Stage 3b: the learned detector (learned_detector.py) on the vectors just
-    made: its heads' reasons for facts the patterns let through, and a
+    made: its heads' reasons for facts the patterns let through (read a
+    sentence at a time too, where a fact has several), and a
     bare-order flag cleared where the wish head reads a standing wish;
     skipped for other models' vectors."""
     from .learned_detector import quarantine_reasons
