@@ -167,18 +167,14 @@ def embed_with_progress(texts: list[str], label: str = "Embedding"):
     """(vectors, model) for new memory texts with the configured embedding
     model, with a progress bar on long runs. (None, None) when there is no
     model or embedding fails: the memories are then stored without vectors."""
-    from .embeddings import embed_passages, resolve_embedding_model
+    from .embeddings import embed_passages_in_batches, resolve_embedding_model
 
     model = resolve_embedding_model(load_settings())
     if model is None or not texts:
         return None, model
-    vectors = []
     try:
         with progress_bar(len(texts), label) as advance:
-            for start in range(0, len(texts), 32):
-                chunk = texts[start : start + 32]
-                vectors.extend(embed_passages(model, chunk))
-                advance(len(chunk))
+            vectors = embed_passages_in_batches(model, texts, advance)
     except Exception as ex:
         click.echo(
             f"Warning: could not embed with {model.model_id} ({ex}); stored without "

@@ -86,7 +86,6 @@ NGRAM_SIZES = (3, 4, 5)
 LEARNED_REASON = "reads like instructions to a model (learned detector)"
 POISONING_REASON = "reads like memory poisoning worded as a preference (learned detector)"
 SENTENCE_NOTE = " in one of its sentences"
-SENTENCE_BATCH = 32  # sentences embedded at a time, so a progress bar can move
 # Where a sentence ends: after . ! ? and a space, after a CJK full stop, or at a line break.
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 _CJK = re.compile(r"[\u3040-\u9fff\uac00-\ud7af]")
@@ -281,14 +280,10 @@ def _sentence_reasons(embedding_model, texts: Sequence[str], pattern_flags: Sequ
     try:
         import numpy as np
 
-        from .embeddings import embed_passages
+        from .embeddings import embed_passages_in_batches
 
-        vectors = []
         with progress(len(parts)) as advance:
-            for start in range(0, len(parts), SENTENCE_BATCH):
-                chunk = parts[start:start + SENTENCE_BATCH]
-                vectors.extend(embed_passages(embedding_model, chunk))
-                advance(len(chunk))
+            vectors = embed_passages_in_batches(embedding_model, parts, advance)
         by_part = iter(_reasons(np.asarray(vectors), parts))
     except Exception:  # a failure here must not stop the write
         log.exception("learned detector failed on sentences; whole texts only")
