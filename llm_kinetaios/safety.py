@@ -388,7 +388,9 @@ _ORDER = (
     r"(?:^|[\n.!?;:>\]\)]\s{0,4}|\b(?:and|then|just|please|now|instead)\s)"
     r"(?:(?:just|only|instead|now|please|immediately)\s)?"
     r"(?:print|say|output|repeat|respond|reply|answer|write|type|return|translate|summari[sz]e|spell(?:[- ]check)?|complete|continue|begin|start|stop everything|execute|run|send|email|forward|upload|post|visit|open|click|fetch|call|append|insert|include|add|delete|remove|disable|reveal|show|display|tell|obey|follow|comply|assume|treat|consider|remember|recommend|promote|encode|decode|decrypt|report|confirm)\b"
-    r"(?:.{0,60}?)(?:[\"'“«<`]|\b(?:only|exactly|verbatim|word for word|the following|this (?:text|sentence|message|link|url)|these (?:instructions|words)|nothing else|in every|instead|above|below|pwned|hacked)\b|https?://)"
+    # An apostrophe after a letter is a contraction or a possessive ("I'm",
+    # "don't", "the user's"), not a quote: a curly one never counted either.
+    r"(?:.{0,60}?)(?:[\"“«<`]|(?<![^\W\d_])'|\b(?:only|exactly|verbatim|word for word|the following|this (?:text|sentence|message|link|url)|these (?:instructions|words)|nothing else|in every|instead|above|below|pwned|hacked)\b|https?://)"
     r"|\b(?:do not|don't|never) (?:tell|inform|warn|mention (?:this )?to|reveal (?:this )?to|show) (?:the )?user\b|\b(?:hide|conceal|keep secret)\b.{0,30}\bfrom (?:the )?user\b"
     r"|\bwhen (?:you|the (?:assistant|ai|model)) (?:read|see|encounter|process)s? (?:this|these|the (?:word|phrase))\b|\b(?:secret|hidden|trigger) (?:instruction|command|word|phrase|order)s?\b"
     r"|\bhaha pwned\b|\bnevermind\b.{0,10}\bignore\b|\bstop everything\b"
@@ -1711,7 +1713,12 @@ _FIRST_PERSON_WORDS = (
 )
 _NAMES_THE_USER = re.compile(
     rf"(?<!\w)(?:{_FIRST_PERSON_WORDS})(?!\w)|我|私|僕|俺|わたし|自分|ผม|ฉัน|ดิฉัน|เรา"
-    r"|(?<!\w)(?:저|나|제|내|우리|저희)(?:는|가|를|에게|의|한테|도)?(?!\w)", re.IGNORECASE)
+    r"|(?<!\w)(?:저|나|제|내|우리|저희)(?:는|가|를|에게|의|한테|도)?(?!\w)"
+    # Spanish puts "me"/"nos" after an imperative, which then takes a written
+    # accent: "Respóndeme", "Explícanos", "Tutéame".
+    r"|(?<!\w)\w*[áéíóú][a-zñ]{0,4}[aei](?:me|nos)(?!\w)"
+    # Japanese and Korean drop the pronoun: a request form is the speaker's own.
+    r"|ください|下さい|てね|でね|てほしい|でほしい|お願い|주세요|줘", re.IGNORECASE)
 
 
 def names_the_user(text: str) -> bool:
