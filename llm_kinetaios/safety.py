@@ -1710,6 +1710,13 @@ _FIRST_PERSON_WORDS = (
     r"|user|user's|user’s|utilisateur|utilisatrice|nutzer|nutzerin|benutzer|benutzerin|usuario|usuaria|usuário|usuária"
     r"|utilizador|utente|gebruiker|användaren|brukeren|brugeren|użytkownik|пользователь|пользователя|kullanıcı"
     r"|أنا|لي|عندي|نحن|لنا|من|ما|برایم|मैं|मुझे|मेरा|मेरी|मेरे|हम|हमारा|हमें|আমি|আমার|আমাকে|আমরা|میں|مجھے|میرا|میری|میرے|ہم|אני|לי|שלי|אותי"
+    # the same in more languages, leaving out forms that are also a common
+    # word elsewhere ("man", "es", "ma", "mind", "mano", Greek "με" = "with")
+    r"|मुझसे|मुझको|हमसे|हमको|हमारी|हमारे|मी|मला|माझा|माझी|माझे|आम्ही|आम्हाला|நான்|எனக்கு|என்னை|என்|எனது|என்னுடைய|நாங்கள்|எங்கள்|எங்களுக்கு"
+    r"|నేను|నాకు|నా|నన్ను|మేము|మాకు|ನಾನು|ನನಗೆ|ನನ್ನ|ഞാൻ|എനിക്ക്|എന്റെ|എന്നെ|હું|મને|મારું|મારી|મારો|ਮੈਂ|ਮੈਨੂੰ|ਮੇਰਾ|ਮੇਰੀ"
+    r"|ես|ինձ|իմ|մենք|մեզ|մեր|მე|ჩემი|ჩემს|ჩვენ|ჩვენი|аз|мен|мене|ме|ми|нас|наш|моја|моје|маған|менің"
+    r"|mene|meni|moj|moja|moje|mojih|jaz|mňa|mne|môj|mă|îmi|mie|nostru|εμείς|εμάς|אנחנו|לנו|שלנו|אותנו"
+    r"|mən|mənə|mənim|menga|mening|unë|mua|më|aš|mane|mulle|minu|ég|mér|minn|mín|mé|fy"
 )
 _NAMES_THE_USER = re.compile(
     rf"(?<!\w)(?:{_FIRST_PERSON_WORDS})(?!\w)|我|私|僕|俺|わたし|自分|ผม|ฉัน|ดิฉัน|เรา"
