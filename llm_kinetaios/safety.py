@@ -260,9 +260,11 @@ _IGNORE_INSTRUCTIONS = [
     (r"(?:התעלם|תתעלם|שכח|תשכח)", r"(?:הוראות|ההוראות|הנחיות|ההנחיות|כללים)"),
     (r"(?:نادیده بگیر|فراموش کن|توجه نکن)", r"(?:دستورالعمل|دستورات|دستور|قوانین|قواعد)"),
     (r"(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल जाओ|भूल जाइए|उपेक्षा)", r"(?:निर्देश|नियम|आदेश)"),
-    (r"(?:忽略|忽视|无视|忘记|忘掉|不要理会|忽視|無視|忘記|不理会)", r"(?:指令|指示|说明|規則|规则|提示|命令|設定|设定|要求)"),
-    (r"(?:無視|忘れ|従わない|従うな)", r"(?:指示|命令|ルール|指図|プロンプト|設定|規則)"),
-    (r"(?:무시|잊어|잊으|잊고|잊어버)", r"(?:지시|명령|규칙|지침|프롬프트|설정)"),
+    # "Settings" inside "reset" (再設定, 重新设定, 재설정) are nobody's orders:
+    # "パスワードを忘れたので再設定しました" is a forgotten password, reset.
+    (r"(?:忽略|忽视|无视|忘记|忘掉|不要理会|忽視|無視|忘記|不理会)", r"(?:指令|指示|说明|規則|规则|提示|命令|(?<!再)設定|(?<!重新)设定|要求)"),
+    (r"(?:無視|忘れ|従わない|従うな)", r"(?:指示|命令|ルール|指図|プロンプト|(?<!再)設定|規則)"),
+    (r"(?:무시|잊어|잊으|잊고|잊어버)", r"(?:지시|명령|규칙|지침|프롬프트|(?<!재)설정)"),
     (r"\b(?:bỏ qua|phớt lờ|quên|bo qua)\b", r"(?:hướng dẫn|chỉ dẫn|quy tắc|lệnh|chỉ thị)"),
     (r"\b(?:abaikan|lupakan|acuhkan)\b", r"\b(?:instruksi|perintah|aturan|petunjuk|arahan)\b"),
     (r"(?:เพิกเฉย|ละเว้น|ลืม|ไม่ต้องสนใจ|ละทิ้ง)", r"(?:คำสั่ง|คำแนะนำ|กฎ)"),
@@ -332,11 +334,13 @@ _ROLE_CHANGE = (
 # words a standing wish about the answers, and how an injected order starts.
 # Split out of _ROLE_CHANGE and _ORDER so that a wish about the answers'
 # language, register or form alone (``answer_style_wish``) passes them.
+# A Japanese te-form before an auxiliary of state (書いてあります "is written",
+# 教えている "teaches") requests nothing.
 _BARE_ROLE_ORDERS = (
     r"(?:^|[.!?\n]\s{0,4})you(?:'re| are| will| must| shall| should| have to| need to| can now| act)\b"
     r"|\b(?:réponds|répondez|écris|écrivez|révèle|respóndeme|contéstame|escríbeme|muéstrame|revélame|olvídate|antworte|antwortet|schreib|zeig|vergiss|rispondi|scrivi|mostrami|rivelami|esqueça|odpowiadaj|odpowiedz|napisz|pokaż|schrijf|cevap ver|yanıtla|yanitla|yazdır|göster|söyle)\b"
-    r"|(?:отвечай|ответь|напиши|покажи|выведи|перечисли|раскрой|اكتب|اكتبي|أجب|أجيبي|اعرض|答えて|書いて|表示して|出力して|振る舞って|してください|답해|대답해|출력해|보여줘|써줘|请只|只输出|请输出|请回答|回答所有问题|回答任何问题|口吻回答|不受限制地|无限制地)"
-    r"|(?:dime cómo|dime como|dis-moi comment|sag mir,? wie|скажи(?: мне)?,? как|расскажи(?: мне)?,? как|bana nasıl|告诉我(?:如何|怎么|怎样|你的)|告訴我(?:如何|怎麼)|教えて(?:ください)?|알려줘|말해줘)"
+    r"|(?:отвечай|ответь|напиши|покажи|выведи|перечисли|раскрой|اكتب|اكتبي|أجب|أجيبي|اعرض|(?:答えて|書いて|表示して|出力して|振る舞って)(?!い[るまたて]|あ[るりっ]|お[りるく]|しま)|してください|답해|대답해|출력해|보여줘|써줘|请只|只输出|请输出|请回答|回答所有问题|回答任何问题|口吻回答|不受限制地|无限制地)"
+    r"|(?:dime cómo|dime como|dis-moi comment|sag mir,? wie|скажи(?: мне)?,? как|расскажи(?: мне)?,? как|bana nasıl|告诉我(?:如何|怎么|怎样|你的)|告訴我(?:如何|怎麼)|教えて(?:ください)?(?!い[るまたて]|あ[るりっ]|お[りるく]|しま)|알려줘|말해줘)"
 )
 
 # "Without any restrictions" in many languages: a jailbreak's promise when
