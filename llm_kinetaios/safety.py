@@ -563,7 +563,9 @@ _OVER_THE_USER = (
 )
 # A named site recommended on a standing trigger ("whenever money comes up").
 _RECOMMENDS = (
-    r"\b(?:recommend|promote|advertise|suggest|plug|endorse|link to|point (?:them|the user) to|mention)\w{0,3}\b"
+    r"\b(?:recommend|promote|advertise|suggest|plug|endorse|link to|point (?:them|the user) to|mention"
+    # praise is promotion too ("start each answer by praising NorthBright")
+    r"|prais|flatter|compliment|speak highly of|talk up)\w{0,3}\b"
     r"|\b(?:empfehl\w{0,3}|empfohlen|empfiehlt|recommand\w{0,3}|recomiend\w{0,2}|recomend\w{0,3}|raccomand\w{0,3}|consigli\w{0,3}|aanbevel\w{0,3}|aanraden|poleca\w{0,3}|polec\w{0,3}"
     r"|рекомендова\w{0,3}|рекомендуй|советова\w{0,3}|öner\w{0,4}|rekommender\w{0,2}|anbefal\w{0,3}|suosittel\w{0,3}|ajánl\w{0,3}|προτείν\w{0,3}|recomand\w{0,3})\b"
     r"|推荐|推薦|おすすめ|勧め|추천"
@@ -764,7 +766,7 @@ _STEER_VERB = (
 )
 _STANDING_TOPIC = (
     _STANDING_TRIGGER
-    + r"|\b(?:always|every(?: \w+)? (?:answer|reply|response|question|plan|recipe|conversation|summary|list|email)s?|all (?:future )?(?:answers|replies)|first choice|the only (?:safe|good|reliable)"
+    + r"|\b(?:always|(?:every|each)(?: \w+)? (?:answer|reply|response|question|plan|recipe|conversation|summary|list|email)s?|all (?:future )?(?:answers|replies)|first choice|the only (?:safe|good|reliable)"
     r"|dès qu\w{0,2}|toujours|siempre|sempre|immer|altijd|altyd|alltid|altid|aina|mindig|zawsze|vždy|stále|her zaman|daima|întotdeauna|mereu|alltaf|uvijek|увек|секогаш"
     r"|bij elke|przy każdej|przy każdym|cada|ogni|chaque|jede[rnms]?|varje|hver|kaikki|minden|każd\w{1,3}|herhangi|her|fiecare|svak\w{1,3}"
     r"|als eerste keuze|som førstevalg|som förstahandsval|en premier choix|como primera opción|come prima scelta|als erste wahl|os únicos seguros|los únicos seguros|les seuls sûrs)\b"
