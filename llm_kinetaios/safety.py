@@ -391,11 +391,13 @@ _ORDER = (
     # flagged 15 of them for 3 payloads, 1 of which nothing else catches.
     r"(?:^|[\n.!?;:>\]\)]\s{0,4}|\b(?:and|then|just|please|now|instead)\s)"
     r"(?:(?:just|only|instead|now|please|immediately)\s)?"
-    r"(?:print|say|output|repeat|respond|reply|answer|write|type|return|translate|summari[sz]e|spell(?:[- ]check)?|complete|continue|begin|start|stop everything|execute|run|send|email|forward|upload|post|visit|open|click|fetch|call|append|insert|include|add|delete|remove|disable|reveal|show|display|tell|obey|follow|comply|assume|treat|consider|remember|recommend|promote|encode|decode|decrypt|report|confirm)\b"
+    r"(?:print|say|output|repeat|respond|reply|answer|write|type|return|translate|summari[sz]e|spell(?:[- ]check)?|complete|continue|begin|start|stop everything|execute|run|send|email|forward|upload|post|visit|open|click|fetch|call|append|insert|include|add|delete|remove|disable|reveal|show|display|tell|obey|follow|comply|(?P<defines>assume|treat|consider)|remember|recommend|promote|encode|decode|decrypt|report|confirm)\b"
     # An apostrophe after a letter is a contraction or a possessive ("I'm",
     # "don't", "the user's"), not a quote: a curly one never counted either.
     # ... in the same clause: "Call me Deb; only the rota calls me Deborah" orders nothing.
-    r"(?:(?![.!?;]\s|[—–\n]).){0,60}?(?:[\"“«<`]|(?<![^\W\d_])'|\b(?:only|exactly|verbatim|word for word|the following|this (?:text|sentence|message|link|url)|these (?:instructions|words)|nothing else|in every|instead|above|below|pwned|hacked)\b|https?://)"
+    # After "treat", "consider", "assume" a quote is the term defined ("Treat
+    # 'the arch' as my workshop"), not what to output.
+    r"(?:(?![.!?;]\s|[—–\n]).){0,60}?(?:(?(defines)(?!)|(?:[\"“«<`]|(?<![^\W\d_])'))|\b(?:only|exactly|verbatim|word for word|the following|this (?:text|sentence|message|link|url)|these (?:instructions|words)|nothing else|in every|instead|above|below|pwned|hacked)\b|https?://)"
     r"|\b(?:do not|don't|never) (?:tell|inform|warn|mention (?:this )?to|reveal (?:this )?to|show) (?:the )?user\b|\b(?:hide|conceal|keep secret)\b.{0,30}\bfrom (?:the )?user\b"
     r"|\bwhen (?:you|the (?:assistant|ai|model)) (?:read|see|encounter|process)s? (?:this|these|the (?:word|phrase))\b|\b(?:secret|hidden|trigger) (?:instruction|command|word|phrase|order)s?\b"
     r"|\bhaha pwned\b|\bnevermind\b.{0,10}\bignore\b|\bstop everything\b"
