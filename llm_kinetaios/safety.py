@@ -1134,6 +1134,18 @@ _CONSEQUENTIAL_ACTS = (
     r"|(?:pag\w{1,4}|compr\w{1,3}|factur\w{1,2}|transfer\w{1,5}|aprob\w{1,3}|acept\w{1,3}|ejecut\w{1,3}|instal\w{1,4}|envi\w{1,3}|reenv\w{1,3}|paie\w{0,3}|achat\w{0,2}|virement\w{0,2}|approuv\w{1,3}|exécut\w{1,3}|envoi\w{0,3}|zahl\w{1,4}|rechnung\w{0,2}|überweis\w{1,4}|genehmig\w{1,4}|ausführ\w{1,4}|installier\w{1,3}|schick\w{1,3}|pagament\w{1,2}|fattur\w{1,2}|bonific\w{1,3}|approv\w{1,4}|esegu\w{1,3}|invi\w{1,3}|pagar|pagamento\w{0,2}|aprovar|executar|enviar|płat\w{1,4}|zapłac\w{1,3}|faktur\w{1,2}|przelew\w{0,3}|zatwierdz\w{1,3}|betal\w{1,4}|godkänn\w{0,3}|maks\w{1,4}|hyväksy\w{1,3}|öde\w{1,4}|onayla\w{1,3}|bayar|menyetujui|lipa|kulipa|оплат\w{1,4}|плат\w{1,4}|счет\w{1,3}|перевод\w{0,3}|одобр\w{1,4}|выполн\w{1,4}|установ\w{1,4}|отправ\w{1,4}|支付|付款|转账|批准|执行|安装|发送|支払|振込|承認|実行|インストール|送信|결제|지불|송금|승인|실행|설치|전송|دفع|تحويل|موافقة|تنفيذ|إرسال|پرداخت|تایید|اجرا|ارسال|จ่าย|ชำระ|อนุมัติ|ส่ง|লেনদেন|পরিশোধ|भुगतान|मंज़ूरी|भेज|תשלום|אישור|שליחה)"
 )
 
+# A delayed order to the assistant that speaks of the user in the third
+# person ("Next time the user asks about foraging, tell him that ..."): a wish
+# of the user's says "me", a memory about the user states a fact; an order
+# about "him" or "the user" is someone else's. The trigger must name the user,
+# or the order's object must, so "When my son asks, give him hints" stays a wish.
+_ORDER_VERB_TO_SOMEONE = r"(?:(?:please|always|also|just)\s)?(?:tell|say to|answer|reply to|warn|remind|give|send|suggest to|recommend to|start \w+ing|ask|inform|advise|show)\s(?:\w+\s){0,2}?"
+_ORDER_ABOUT_THE_USER = (
+    r"\b(?:(?:the )?next time|once|whenever|when|as soon as|after (?:\w+ ){0,3}(?:conversations?|sessions?|chats?|messages?|days?|weeks?))\b"
+    r"(?:[^.!?\n]{0,120}?\bthe user\b[^.!?\n]{0,80}?(?:[,;:]\s|\bthen\s)" + _ORDER_VERB_TO_SOMEONE + r"(?:him|her|them|the user)\b"
+    r"|[^.!?\n]{0,120}?(?:[,;:]\s|\bthen\s)" + _ORDER_VERB_TO_SOMEONE + r"the user\b)"
+)
+
 _BARE_ROLE_ORDERS_RE = _compile(_BARE_ROLE_ORDERS, re.DOTALL)
 _BARE_IMPERATIVE_RE = _compile(_BARE_IMPERATIVE, re.DOTALL)
 _MODEL_TOLD_RE = _compile(_MODEL_TOLD)
@@ -1150,6 +1162,7 @@ _DETECTORS: list[tuple[str, re.Pattern]] = [
     ("instructions to the model", _MODEL_TOLD_RE),
     ("instructions to an agent (debug or admin access)", _compile(_INTERNAL_SURFACE, re.DOTALL)),
     ("grants the assistant powers or sends data away", _compile(_POISONING, re.DOTALL)),
+    ("instructions to the model about the user (third person)", _compile(_ORDER_ABOUT_THE_USER)),
 ]
 _DETECTORS_BUT_BARE_ORDERS = [(reason, pattern) for reason, pattern in _DETECTORS
                               if pattern not in (_BARE_ROLE_ORDERS_RE, _BARE_IMPERATIVE_RE, _MODEL_TOLD_RE)]
