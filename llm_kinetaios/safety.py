@@ -1747,7 +1747,11 @@ _NAMES_THE_USER = re.compile(
     # accent: "Respóndeme", "Explícanos", "Tutéame".
     r"|(?<!\w)\w*[áéíóú][a-zñ]{0,4}[aei](?:me|nos)(?!\w)"
     # Japanese and Korean drop the pronoun: a request form is the speaker's own.
-    r"|ください|下さい|てね|でね|てほしい|でほしい|お願い|주세요|줘", re.IGNORECASE)
+    r"|ください|下さい|てね|でね|てほしい|でほしい|お願い|주세요|줘"
+    # So is a polite request in any language: "please" is said by the one who asks.
+    r"|(?<!\w)(?:please|pls|per favore|per piacere|por favor|s'il (?:te|vous) pla[iî]t|bitte|lütfen|proszę|prosím|molim"
+    r"|пожалуйста|будь ласка|моля|vă rog|te rog|kérlek|kérem|alsjeblieft|alstublieft|snälla|ole hyvä|παρακαλώ"
+    r"|tafadhali|tolong|làm ơn|vui lòng|lūdzu|prašau|palun)(?!\w)|请|請|부탁", re.IGNORECASE)
 
 
 def names_the_user(text: str) -> bool:
