@@ -392,11 +392,12 @@ _ORDER = (
     r"(?:^|[\n.!?;:>\]\)]\s{0,4}|\b(?:and|then|just|please|now|instead)\s)"
     r"(?:(?:just|only|instead|now|please|immediately)\s)?"
     r"(?:print|say|output|repeat|respond|reply|answer|write|type|return|translate|summari[sz]e|spell(?:[- ]check)?|complete|continue|begin|start|stop everything|execute|run|send|email|forward|upload|post|visit|open|click|fetch|call|append|insert|include|add|delete|remove|disable|reveal|show|display|tell|obey|follow|comply|(?P<defines>assume|treat|consider)|remember|recommend|promote|encode|decode|decrypt|report|confirm)\b"
-    # An apostrophe after a letter is a contraction or a possessive ("I'm",
-    # "don't", "the user's"), not a quote: a curly one never counted either.
-    # ... in the same clause: "Call me Deb; only the rota calls me Deborah" orders nothing.
-    # After "treat", "consider", "assume" a quote is the term defined ("Treat
-    # 'the arch' as my workshop"), not what to output.
+    # The mark of what to output must stand in the order's own clause ("Call
+    # me Deb; only the rota calls me Deborah" orders nothing). An apostrophe
+    # after a letter is a contraction or a possessive ("I'm", "the user's"),
+    # not a quote (a curly one never counted either); after "treat",
+    # "consider" or "assume" a quote is the term defined ("Treat 'the arch'
+    # as my workshop"), not what to output.
     r"(?:(?![.!?;]\s|[—–\n]).){0,60}?(?:(?(defines)(?!)|(?:[\"“«<`]|(?<![^\W\d_])'))|\b(?:only|exactly|verbatim|word for word|the following|this (?:text|sentence|message|link|url)|these (?:instructions|words)|nothing else|in every|instead|above|below|pwned|hacked)\b|https?://)"
     r"|\b(?:do not|don't|never) (?:tell|inform|warn|mention (?:this )?to|reveal (?:this )?to|show) (?:the )?user\b|\b(?:hide|conceal|keep secret)\b.{0,30}\bfrom (?:the )?user\b"
     r"|\bwhen (?:you|the (?:assistant|ai|model)) (?:read|see|encounter|process)s? (?:this|these|the (?:word|phrase))\b|\b(?:secret|hidden|trigger) (?:instruction|command|word|phrase|order)s?\b"
@@ -1756,7 +1757,9 @@ _NAMES_THE_USER = re.compile(
 
 def names_the_user(text: str) -> bool:
     """Whether ``text`` names the one a wish is for: "me", "my", "we", "the
-    user" and their kind in other languages. A standing wish of the user's
+    user" and their kind in other languages, a Spanish enclitic ("Respóndeme"),
+    a Japanese or Korean request form, or a polite word ("please", "bitte"):
+    the one who asks. A standing wish of the user's
     says whose it is ("keep the emails you draft for me short"); an order
     lifted from a document or a probe ("Group the letters of your answer in
     fours") names only the assistant. The learned wish head clears only texts
