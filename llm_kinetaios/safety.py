@@ -1141,17 +1141,23 @@ _CONSEQUENTIAL_ACTS = (
 # user's says "me", a memory about the user states a fact; an order about "him"
 # or "the user" is someone else's. The trigger must name the user, or the
 # order's object must, so "When my son asks, give him hints" stays a wish.
+_ORDER_ADVERB = r"(?:(?:quietly|silently|secretly|please|always|also|just|then)\s)?"
+# Said to the user: the user must be its object ("tell him", "start recommending he ...").
 _ORDER_VERB_TO_SOMEONE = (
-    r"(?:(?:quietly|silently|secretly|please|always|also|just|then)\s)?"
-    r"(?:tell|say|reply|respond|answer|ask|add|give|send|e-?mail|share|delete|remove|change|set|switch|recommend|suggest"
-    r"|start|stop|warn|remind|show|include|forward|post|upload|save|store|copy|move|pay|transfer|book|cancel|disable|turn off)\w{0,3}\s"
-    r"(?:\S+\s){0,5}?"
+    _ORDER_ADVERB + r"(?:tell|say|reply|respond|answer|ask|add|give|suggest|recommend|start|stop|warn|remind|show|include)\w{0,3}\s"
+    r"(?:\S+\s){0,5}?(?:him|her|them|he|she|the user)\b"
+)
+# Done to the user's things: "change his reply-to address", "ask for his card number".
+_ORDER_ON_THE_USERS_THINGS = (
+    _ORDER_ADVERB + r"(?:delete|remove|change|set|switch|share|send|e-?mail|forward|post|upload|copy|move|pay|transfer|cancel"
+    r"|disable|save|store|ask for)\w{0,3}\s(?:\S+\s){0,3}?(?:his|her|their|him|them|the user's)\b"
 )
 _ORDER_ABOUT_THE_USER = (
     r"\b(?:(?:the )?next time|once|whenever|when|if|later|after|as soon as)\b"
-    r"(?:[^.!?\n]{0,120}?\b(?:the|this) user\b[^.!?\n]{0,80}?(?:[,;:]\s|\bthen\s)" + _ORDER_VERB_TO_SOMEONE
-    + r"(?:him|her|them|his|their|he|she|the user)\b"
-    r"|[^.!?\n]{0,120}?(?:[,;:]\s|\bthen\s)" + _ORDER_VERB_TO_SOMEONE + r"the user\b)"
+    r"(?:[^.!?\n]{0,120}?\b(?:the|this) user\b[^.!?\n]{0,80}?(?:[,;:]\s|\bthen\s)(?:" + _ORDER_VERB_TO_SOMEONE
+    + "|" + _ORDER_ON_THE_USERS_THINGS + r")"
+    r"|[^.!?\n]{0,120}?(?:[,;:]\s|\bthen\s)" + _ORDER_ADVERB
+    + r"(?:tell|say to|answer|reply to|warn|remind|give|send|suggest to|recommend to|start \w+ing|ask|inform|advise|show)\s(?:\w+\s){0,2}?the user\b)"
 )
 
 _BARE_ROLE_ORDERS_RE = _compile(_BARE_ROLE_ORDERS, re.DOTALL)
