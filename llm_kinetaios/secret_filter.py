@@ -718,7 +718,9 @@ _PATH_VALUE = re.compile(r"(?:~|\.{1,2})?/?(?:[A-Za-z_][\w.-]{0,40}/){1,12}[\w.-
 # value, not a reference ("$DB_PASSWORD", "@handle", "#channel").
 _SIGIL_PASSWORD = re.compile(r"[@$#%&](?=[^\W_])(?=[^\d]{0,80}\d)(?=[\d\W_]{0,80}[^\W\d_])(?=.{0,80}[!#$%^&*()+=?~@])"
                              # or letters no name is made of: seven consonants in a row ("$tcbqwfnNSRqdto_")
-                             r"|[@$#%&](?=\w{0,40}[bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ]{7})")
+                             r"|[@$#%&](?=\w{0,40}[bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ]{7})"
+                             # or two runs of digits with letters between ("$Stave846pS3"): a name has one at most
+                             r"|[@$#%&](?=[^\W_]{0,40}\d+[^\W\d_]+\d)")
 
 
 def _is_reference(value: str) -> bool:
