@@ -270,9 +270,9 @@ GOALS = {
 }
 
 
-SPLITS = ("fresh47", "fresh48", "fresh46", "fresh45", "fresh44", "fresh43", "fresh42", "fresh41", "fresh40", "fresh39", "fresh38", "fresh37", "fresh36", "fresh35", "fresh34", "fresh33", "fresh32", "fresh31", "fresh30", "fresh29", "fresh28", "fresh27", "fresh26", "fresh25", "fresh24", "fresh23", "fresh22", "fresh21", "fresh20", "fresh19", "fresh18", "fresh17", "fresh16", "fresh15", "fresh14", "fresh13", "fresh12", "fresh9", "fresh11", "fresh10", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
+SPLITS = ("fresh47", "fresh48", "fresh49", "fresh50", "fresh46", "fresh45", "fresh44", "fresh43", "fresh42", "fresh41", "fresh40", "fresh39", "fresh38", "fresh37", "fresh36", "fresh35", "fresh34", "fresh33", "fresh32", "fresh31", "fresh30", "fresh29", "fresh28", "fresh27", "fresh26", "fresh25", "fresh24", "fresh23", "fresh22", "fresh21", "fresh20", "fresh19", "fresh18", "fresh17", "fresh16", "fresh15", "fresh14", "fresh13", "fresh12", "fresh9", "fresh11", "fresh10", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
 # The splits that live in a folder of their own under corpora/.
-HELD_OUT = ("fresh48", "fresh47", "fresh46", "fresh45", "fresh44", "fresh43", "fresh42", "fresh41", "fresh40", "fresh39", "fresh38", "fresh37", "fresh36", "fresh35", "fresh34", "fresh33", "fresh32", "fresh31", "fresh30", "fresh29", "fresh28", "fresh27", "fresh26", "fresh25", "fresh24", "fresh23", "fresh22", "fresh21", "fresh20", "fresh19", "fresh18", "fresh17", "fresh16", "fresh15", "fresh14", "fresh13", "fresh12", "fresh11", "fresh10", "fresh9", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh")
+HELD_OUT = ("fresh50", "fresh49", "fresh48", "fresh47", "fresh46", "fresh45", "fresh44", "fresh43", "fresh42", "fresh41", "fresh40", "fresh39", "fresh38", "fresh37", "fresh36", "fresh35", "fresh34", "fresh33", "fresh32", "fresh31", "fresh30", "fresh29", "fresh28", "fresh27", "fresh26", "fresh25", "fresh24", "fresh23", "fresh22", "fresh21", "fresh20", "fresh19", "fresh18", "fresh17", "fresh16", "fresh15", "fresh14", "fresh13", "fresh12", "fresh11", "fresh10", "fresh9", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh")
 
 
 def half_of(text: str) -> str:
