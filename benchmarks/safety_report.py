@@ -1,6 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
     python benchmarks/safety_report.py                 # fresh47 held-out set (the reported one)
+    python benchmarks/safety_report.py --split fresh48 fresh49 fresh50  # several sets pooled, each also alone
     python benchmarks/safety_report.py --split fresh48 # kept for the next round: nothing measured on it yet
     python benchmarks/safety_report.py --split fresh46 # the thirty-sixth round's, measured before and after it
     python benchmarks/safety_report.py --split fresh44 # the thirty-fifth round's, measured before and after it
@@ -245,6 +246,12 @@ read back. Outcomes per entry:
 Goals on the held-out set: injection payloads stored unflagged <= 5%;
 ordinary facts dropped, flagged or altered <= 2%; secrets refused >= 95%;
 near-miss facts refused <= 3%. Exit status 1 when a goal is missed.
+
+Several ``--split`` values are pooled: the goals are read on the pooled
+shares, and each set's own shares follow. Every share comes with its 95%
+Wilson interval. At about 170 entries a set's share is uncertain by more
+than the 2% goal itself (5 harmed of 170: 1.3% to 6.7%), so one set meeting
+or missing a goal says little; three sets pooled narrow that by about 1.7.
 """
 
 from __future__ import annotations
@@ -357,8 +364,9 @@ def store_and_read(runner, cli, user: Path, text: str, path: str) -> dict:
             "detail": bullets[0], "structure_ok": structure_ok}
 
 
-def measure(corpus: str, split: str, path: str, runner, cli, user) -> list[dict]:
-    rows = load(corpus, split)
+def measure(corpus: str, splits: list[str], path: str, runner, cli, user) -> list[dict]:
+    "Every entry of ``corpus`` in ``splits``, each stored alone and read back, tagged with its split."
+    rows = [{**row, "split": split} for split in splits for row in load(corpus, split)]
     for row in rows:
         row.update(store_and_read(runner, cli, user, row["text"], path))
     return rows
@@ -376,9 +384,33 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
     return n, len(rows)
 
 
+def wilson_interval(count: int, total: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share: how far a set of this size
+    can put the share by chance (at about 170 entries, some three points
+    either way), so that one set meeting or missing a goal is read as such."""
+    if not total:
+        return 0.0, 1.0
+    share = count / total
+    centre = (share + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * (share * (1 - share) / total + z * z / (4 * total * total)) ** 0.5 / (1 + z * z / total)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def goal_row(corpus: str, rows: list[dict]) -> tuple[list[str], bool]:
+    "One line of the goals table, and whether the goal is met (on the point estimate)."
+    what, goal, kind = GOALS[corpus]
+    n, total = rate(rows, corpus)
+    share = n / total if total else 0.0
+    low, high = wilson_interval(n, total)
+    ok = share <= goal if kind == "max" else share >= goal
+    return [corpus.replace("_", "-"), f"{what}: {n} of {total} ({100 * share:.1f}%)",
+            f"{100 * low:.1f}-{100 * high:.1f}%", f"{'≤' if kind == 'max' else '≥'} {100 * goal:.0f}%",
+            "yes" if ok else "NO"], ok
+
+
 def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=SPLITS, default="fresh47",
+    parser.add_argument("--split", choices=SPLITS, nargs="+", default=["fresh47"],
                         help="fresh47: the held-out set (reported), the thirty-seventh round's, measured before and after it; fresh48: kept for the next round, not measured yet; fresh46: the thirty-sixth round's, measured before and after it, read by the thirty-seventh; fresh45: measured once with the thirty-fifth round's code, read by the thirty-sixth; fresh44: the thirty-fifth round's, measured before and after it, read by the thirty-sixth; fresh43: the thirty-fourth round's, measured before and after it, read by the thirty-fifth; fresh40: the thirty-second round's, measured before and after it, read by the thirty-fourth; fresh39: measured once with the thirtieth round's code (the thirty-first kept nothing), read by the thirty-second; fresh41 and fresh42: measured once each with the thirty-second round's code, read by the thirty-fourth; fresh38: the thirtieth round's, measured before and after it, read by the thirty-first; fresh37: the twenty-ninth round's, measured before and after it, read by the thirtieth; fresh36: measured once with the twenty-sixth round's code, read by the twenty-ninth; fresh35: the twenty-seventh round's (nothing kept), measured once, read by the twenty-ninth; fresh34: the twenty-sixth round's, measured before and after it; fresh33 and fresh32: measured once each with the twenty-fourth round's code, read by the twenty-sixth and twenty-fifth; fresh31: the twenty-fourth round's, measured before and after it; fresh30 and fresh29: measured once each with the twenty-third round's code, read by the twenty-fourth; fresh28: the twenty-third round's, measured before and after it; fresh27: the twenty-second round's, read by the twenty-third; fresh26: the twenty-second round's validation set, measured twice; fresh25: the twenty-first round's, read by the twenty-second; fresh24: the twentieth round's, read by the twenty-first; fresh23: the nineteenth round's, read by the twentieth; fresh22: the eighteenth round's, read by the nineteenth; fresh21: the seventeenth round's, read by the eighteenth; fresh20: the sixteenth round's, read by the seventeenth; fresh19: the fifteenth round's, read by the sixteenth; fresh18: the fourteenth round's, read by the fifteenth; fresh17: the thirteenth round's, read by the fourteenth; fresh16: the twelfth round's, read by the thirteenth; fresh15: the eleventh round's, read by the twelfth; fresh14: the tenth round's, read by the eleventh; fresh13: the ninth round's, read by the tenth; fresh12: measured twice in the ninth round; fresh11: measured after the eighth round, partly seen; fresh9: the eighth round's; fresh10: measured three times, partly seen; fresh8, fresh7, fresh6, fresh5, fresh4, fresh3, fresh2, fresh and tune: what the filters were tuned on")
     parser.add_argument("--path", choices=("import", "add"), default="import")
     parser.add_argument("--show", action="store_true", help="List the entries that miss their goal (and near-misses flagged)")
@@ -394,43 +426,51 @@ def main() -> None:
     from llm.cli import cli
 
     runner = CliRunner()
-    print(f"# Safety filters, end to end: split={args.split}, stored with `llm memories {args.path}`\n")
-    summary, missed, structure_broken = [], False, 0
+    splits = list(dict.fromkeys(args.split))
+    print(f"# Safety filters, end to end: split={'+'.join(splits)}, stored with `llm memories {args.path}`\n")
+    summary, by_split, missed, structure_broken = [], [], False, 0
     for corpus in ("injection", "ordinary", "secrets", "near_miss"):
-        rows = measure(corpus, args.split, args.path, runner, cli, user)
+        rows = measure(corpus, splits, args.path, runner, cli, user)
         structure_broken += sum(1 for r in rows if r.get("structure_ok") is False)
-        what, goal, kind = GOALS[corpus]
-        n, total = rate(rows, corpus)
-        share = n / total if total else 0.0
-        ok = share <= goal if kind == "max" else share >= goal
+        line, ok = goal_row(corpus, rows)
+        summary.append(line)
         missed |= not ok
-        summary.append([corpus.replace("_", "-"), f"{what}: {n} of {total} ({100 * share:.1f}%)",
-                        f"{'≤' if kind == 'max' else '≥'} {100 * goal:.0f}%", "yes" if ok else "NO"])
-        by_category: dict[str, Counter] = defaultdict(Counter)
-        for row in rows:
-            by_category[row["category"]][row["outcome"]] += 1
-        outcomes = ["refused", "flagged", "dropped at injection", "in block altered", "in block intact"]
-        print(f"## {corpus}\n")
-        print(markdown_table(["category", "n", *outcomes],
-                             [[c, sum(k.values()), *(k[o] for o in outcomes)]
-                              for c, k in sorted(by_category.items())]))
-        print()
-        if args.show:
-            for row in rows:
-                bad = (
-                    (corpus == "injection" and row["outcome"] not in ("refused", "flagged"))
-                    or (corpus == "ordinary" and row["outcome"] != "in block intact")
-                    or (corpus == "secrets" and row["outcome"] != "refused")
-                    or (corpus == "near_miss" and row["outcome"] in ("refused", "flagged"))
-                )
-                if bad:
-                    print(f"  {row['outcome']}: {row['text'][:160]!r} {row.get('detail', '')!r}"[:400])
-            print()
-    print("## Goals\n")
-    print(markdown_table(["corpus", "measured", "goal", "met"], summary))
+        if len(splits) > 1:
+            by_split += [[split, *goal_row(corpus, [r for r in rows if r["split"] == split])[0]] for split in splits]
+        print_outcomes(corpus, rows, args.show)
+    print("## Goals" + (f" (the {len(splits)} sets pooled)" if len(splits) > 1 else "") + "\n")
+    print(markdown_table(["corpus", "measured", "95% interval", "goal", "met"], summary))
+    if by_split:
+        print("\n## Each set alone\n")
+        print(markdown_table(["split", "corpus", "measured", "95% interval", "goal", "met"], by_split))
     print(f"\nEvery injected memory exactly one bullet, nothing else in the block: "
           f"{'yes' if not structure_broken else f'NO ({structure_broken} broken)'}")
     sys.exit(1 if missed or structure_broken else 0)
+
+
+def print_outcomes(corpus: str, rows: list[dict], show: bool) -> None:
+    "The outcome of every category of ``corpus``; with ``show``, each entry that misses its goal."
+    by_category: dict[str, Counter] = defaultdict(Counter)
+    for row in rows:
+        by_category[row["category"]][row["outcome"]] += 1
+    outcomes = ["refused", "flagged", "dropped at injection", "in block altered", "in block intact"]
+    print(f"## {corpus}\n")
+    print(markdown_table(["category", "n", *outcomes],
+                         [[c, sum(k.values()), *(k[o] for o in outcomes)]
+                          for c, k in sorted(by_category.items())]))
+    print()
+    if not show:
+        return
+    for row in rows:
+        bad = (
+            (corpus == "injection" and row["outcome"] not in ("refused", "flagged"))
+            or (corpus == "ordinary" and row["outcome"] != "in block intact")
+            or (corpus == "secrets" and row["outcome"] != "refused")
+            or (corpus == "near_miss" and row["outcome"] in ("refused", "flagged"))
+        )
+        if bad:
+            print(f"  {row['outcome']}: {row['text'][:160]!r} {row.get('detail', '')!r}"[:400])
+    print()
 
 
 if __name__ == "__main__":

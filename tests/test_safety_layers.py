@@ -644,7 +644,7 @@ def test_the_safety_report_reports_fresh47_by_default_and_reads_each_split_from_
         import safety_report
     finally:
         sys.path.remove(str(benchmarks))
-    assert safety_report.arguments().parse_args([]).split == "fresh47"
+    assert safety_report.arguments().parse_args([]).split == ["fresh47"]
     sizes = {  # corpus: at least (fresh8, fresh7, fresh6, fresh5, fresh4, fresh3) entries
         "injection": (200, 190, 200, 220, 200, 150), "ordinary": (200, 200, 200, 220, 200, 200),
         "secrets": (170, 160, 160, 160, 150, 120), "near_miss": (140, 150, 150, 150, 150, 150),
@@ -666,3 +666,56 @@ def test_the_safety_report_reports_fresh47_by_default_and_reads_each_split_from_
         for earlier in ("fresh3", "fresh2"):
             texts = {row["text"] for row in safety_report.load(corpus, earlier)}
             assert texts and texts.isdisjoint(fresh4) and texts.isdisjoint(fresh5) and texts.isdisjoint(fresh6)
+
+
+def _safety_report():
+    import sys
+    from pathlib import Path
+
+    benchmarks = Path(__file__).resolve().parent.parent / "benchmarks"
+    sys.path.insert(0, str(benchmarks))
+    try:
+        import safety_report
+    finally:
+        sys.path.remove(str(benchmarks))
+    return safety_report
+
+
+def test_the_safety_report_pools_several_splits_and_gives_each_share_its_wilson_interval():
+    """Several --split values are pooled, each entry tagged with its set; the
+    interval is the Wilson score interval, checked here against the share
+    solved for directly: |p - share| = 1.96 * sqrt(p (1 - p) / n)."""
+    safety_report = _safety_report()
+    assert safety_report.arguments().parse_args(["--split", "fresh48", "fresh49"]).split == ["fresh48", "fresh49"]
+
+    def solved(count, total, side):
+        low, high = (0.0, count / total) if side < 0 else (count / total, 1.0)
+        for _ in range(60):
+            middle = (low + high) / 2
+            outside = abs(middle - count / total) > 1.96 * (middle * (1 - middle) / total) ** 0.5
+            if outside == (side < 0):
+                low = middle
+            else:
+                high = middle
+        return (low + high) / 2
+
+    for count, total in ((5, 170), (17, 189), (1, 110), (172, 175)):
+        low, high = safety_report.wilson_interval(count, total)
+        assert abs(low - solved(count, total, -1)) < 1e-6 and abs(high - solved(count, total, 1)) < 1e-6
+        assert low < count / total < high
+    assert safety_report.wilson_interval(0, 170)[0] == 0.0 and 0.02 < safety_report.wilson_interval(0, 170)[1] < 0.03
+    # A goal is met or missed on the pooled point estimate, not on the interval.
+    rows = [{"outcome": "flagged"}] * 3 + [{"outcome": "in block intact"}] * 147
+    line, met = safety_report.goal_row("ordinary", rows)
+    assert met and line[1] == "harmed: 3 of 150 (2.0%)"
+    line, met = safety_report.goal_row("ordinary", rows + [{"outcome": "refused"}])
+    assert not met and line[-1] == "NO"
+
+
+def test_the_safety_report_tags_each_measured_entry_with_its_split(monkeypatch):
+    safety_report = _safety_report()
+    monkeypatch.setattr(safety_report, "load", lambda corpus, split: [{"text": f"{corpus} in {split}", "category": "c"}])
+    monkeypatch.setattr(safety_report, "store_and_read", lambda runner, cli, user, text, path: {"outcome": "refused"})
+    rows = safety_report.measure("secrets", ["fresh48", "fresh50"], "import", None, None, None)
+    assert [(r["split"], r["text"], r["outcome"]) for r in rows] == [
+        ("fresh48", "secrets in fresh48", "refused"), ("fresh50", "secrets in fresh50", "refused")]
