@@ -12,6 +12,7 @@ import json
 import re
 
 import pytest
+from conftest import BENCHMARKS, import_benchmark
 from llm.cli import cli
 
 from llm_kinetaios.recall import BLOCK_HEADING, format_block
@@ -635,15 +636,9 @@ def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_
 
 def test_the_safety_report_reports_fresh48_to_fresh50_pooled_by_default_and_reads_each_split_from_its_folder():
     "The reported set is the one nobody tuned on; every held-out split keeps its own files."
-    import sys
-    from pathlib import Path
+    benchmarks = BENCHMARKS
 
-    benchmarks = Path(__file__).resolve().parent.parent / "benchmarks"
-    sys.path.insert(0, str(benchmarks))
-    try:
-        import safety_report
-    finally:
-        sys.path.remove(str(benchmarks))
+    safety_report = import_benchmark("safety_report")
     assert safety_report.arguments().parse_args([]).split == ["fresh48", "fresh49", "fresh50"]
     sizes = {  # corpus: at least (fresh8, fresh7, fresh6, fresh5, fresh4, fresh3) entries
         "injection": (200, 190, 200, 220, 200, 150), "ordinary": (200, 200, 200, 220, 200, 200),
@@ -668,24 +663,11 @@ def test_the_safety_report_reports_fresh48_to_fresh50_pooled_by_default_and_read
             assert texts and texts.isdisjoint(fresh4) and texts.isdisjoint(fresh5) and texts.isdisjoint(fresh6)
 
 
-def _safety_report():
-    import sys
-    from pathlib import Path
-
-    benchmarks = Path(__file__).resolve().parent.parent / "benchmarks"
-    sys.path.insert(0, str(benchmarks))
-    try:
-        import safety_report
-    finally:
-        sys.path.remove(str(benchmarks))
-    return safety_report
-
-
 def test_the_safety_report_pools_several_splits_and_gives_each_share_its_wilson_interval():
     """Several --split values are pooled, each entry tagged with its set; the
     interval is the Wilson score interval, checked here against the share
     solved for directly: |p - share| = 1.96 * sqrt(p (1 - p) / n)."""
-    safety_report = _safety_report()
+    safety_report = import_benchmark("safety_report")
     assert safety_report.arguments().parse_args(["--split", "fresh48", "fresh49"]).split == ["fresh48", "fresh49"]
 
     def solved(count, total, side):
@@ -713,7 +695,7 @@ def test_the_safety_report_pools_several_splits_and_gives_each_share_its_wilson_
 
 
 def test_the_safety_report_tags_each_measured_entry_with_its_split(monkeypatch):
-    safety_report = _safety_report()
+    safety_report = import_benchmark("safety_report")
     monkeypatch.setattr(safety_report, "load", lambda corpus, split: [{"text": f"{corpus} in {split}", "category": "c"}])
     monkeypatch.setattr(safety_report, "store_and_read", lambda runner, cli, user, text, path: {"outcome": "refused"})
     rows = safety_report.measure("secrets", ["fresh48", "fresh50"], "import", None, None, None)
