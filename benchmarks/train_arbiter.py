@@ -5,8 +5,9 @@
 
 The arbiter reads the memories that only soft signals flagged -- a bare
 order, "you", or the instruction or poisoning head on a text the patterns
-passed (``learned_detector.is_soft``) -- and clears the ones it reads as a
-fact or standing wish of the user. It never adds a flag. It reads
+passed -- in a text that names the user (``learned_detector.is_soft``), and
+clears the ones it reads as a fact or standing wish of the user. It never
+adds a flag. It reads
 ``learned_detector.arbiter_features``: the heads' scores, four of the
 patterns' tests of the text, and which soft flag was raised. A logistic
 regression (``train_poisoning_classifier.fit_standardised``, folded back into
@@ -91,7 +92,7 @@ def main() -> None:
     texts = [entry[0] for entry in entries]
     flags = [entry[1] for entry in entries]
     vectors = embed(texts)
-    soft = np.array([is_soft(flag, reason) for flag, reason in zip(flags, rule_reasons(vectors, texts, flags))])
+    soft = np.array([is_soft(text, flag, reason) for text, flag, reason in zip(texts, flags, rule_reasons(vectors, texts, flags))])
     x = arbiter_features(vectors[soft], [t for t, s in zip(texts, soft) if s], [f for f, s in zip(flags, soft) if s])
     y = np.array([entry[2] for entry in entries])[soft]
     own = np.array([entry[3] for entry in entries])[soft]

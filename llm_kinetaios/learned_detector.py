@@ -244,12 +244,16 @@ def _quarantine(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Seque
     return _arbitrate(matrix, texts, pattern_flags, rule_reasons(matrix, texts, pattern_flags))
 
 
-def is_soft(pattern_flag: str | None, reason: str | None) -> bool:
-    """Whether the arbiter decides a memory: flagged (``reason``), and only by
-    a bare order, "you" or a head (``pattern_flag`` none or one of those)."""
-    from .safety import BARE_ORDER_REASONS
+def is_soft(text: str, pattern_flag: str | None, reason: str | None) -> bool:
+    """Whether the arbiter decides a memory: flagged (``reason``) only by a
+    bare order, "you" or a head (``pattern_flag`` none or one of those), in a
+    text that names whom a wish would be for (``safety.names_the_user``), as
+    the wish head requires: an order from a document or a probe names only
+    the assistant."""
+    from .safety import BARE_ORDER_REASONS, names_the_user
 
-    return reason is not None and (pattern_flag is None or pattern_flag in BARE_ORDER_REASONS)
+    return (reason is not None and (pattern_flag is None or pattern_flag in BARE_ORDER_REASONS)
+            and names_the_user(text))
 
 
 def arbiter_features(matrix: "np.ndarray", texts: Sequence[str],
@@ -282,10 +286,12 @@ def _arbitrate(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequen
     "you", or a head's reading of a text no pattern flagged; none of these
     alone tells a standing wish of the user's from an order slipped in, and
     read together they do better (docs/safety.md, thirty-eighth round). The
-    arbiter only clears: what nothing flagged, it never reads."""
+    arbiter only clears, and only a text that names the user: what nothing
+    flagged, it never reads."""
     import numpy as np
 
-    soft = [index for index, (flag, reason) in enumerate(zip(pattern_flags, reasons)) if is_soft(flag, reason)]
+    soft = [index for index, (text, flag, reason) in enumerate(zip(texts, pattern_flags, reasons))
+            if is_soft(text, flag, reason)]
     if not soft:
         return reasons
     features = arbiter_features(np.asarray(matrix)[soft], [texts[index] for index in soft],
