@@ -80,12 +80,17 @@ DATA = Path(__file__).resolve().parent / "data"
 WEIGHTS_FILE = DATA / "injection_classifier.json"
 POISONING_WEIGHTS_FILE = DATA / "poisoning_classifier.json"
 WISH_WEIGHTS_FILE = DATA / "wish_classifier.json"
+ARBITER_WEIGHTS_FILE = DATA / "arbiter_classifier.json"
 # The wish head's lexical view: character 3- to 5-grams hashed into this many signed buckets.
 NGRAM_DIMENSIONS = 1024
 NGRAM_SIZES = (3, 4, 5)
 LEARNED_REASON = "reads like instructions to a model (learned detector)"
 POISONING_REASON = "reads like memory poisoning worded as a preference (learned detector)"
 SENTENCE_NOTE = " in one of its sentences"
+# The arbiter's inputs, in the order of its weights file.
+ARBITER_FEATURES = ("instruction score above 0", "poisoning score above 0", "wish score", "names the user",
+                    "a wish about the answers' form", "passes as a wish", "names a hand-over",
+                    "no pattern flag", "bare order", "addressed to the assistant")
 # Where a sentence ends: after . ! ? and a space, after a CJK full stop, or at a line break.
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 _CJK = re.compile(r"[\u3040-\u9fff\uac00-\ud7af]")
@@ -226,11 +231,77 @@ def _wishes(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[
     return wishes
 
 
-def _quarantine(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[str | None]:
+def rule_reasons(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[str | None]:
+    """Each memory's whole-text reason before the arbiter: the pattern flag
+    less what the wish head clears, else the instruction or poisoning head's."""
     instruction = _by_instruction_head(matrix)
     wishes = _wishes(matrix, texts, pattern_flags, instruction)
     learned = _reasons(matrix, texts, wishes, instruction)
     return [(None if wish else flag) or reason for flag, wish, reason in zip(pattern_flags, wishes, learned)]
+
+
+def _quarantine(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[str | None]:
+    return _arbitrate(matrix, texts, pattern_flags, rule_reasons(matrix, texts, pattern_flags))
+
+
+def is_soft(text: str, pattern_flag: str | None, reason: str | None) -> bool:
+    """Whether the arbiter decides a memory: flagged (``reason``) only by a
+    bare order, "you" or a head (``pattern_flag`` none or one of those), in a
+    text that names whom a wish would be for (``safety.names_the_user``), as
+    the wish head requires: an order from a document or a probe names only
+    the assistant."""
+    from .safety import BARE_ORDER_REASONS, names_the_user
+
+    return (reason is not None and (pattern_flag is None or pattern_flag in BARE_ORDER_REASONS)
+            and names_the_user(text))
+
+
+def arbiter_features(matrix: "np.ndarray", texts: Sequence[str],
+                     pattern_flags: Sequence[str | None]) -> "np.ndarray":
+    """What the arbiter reads of each memory (``ARBITER_FEATURES``): the
+    instruction and poisoning heads' scores where above zero (a text plainly
+    no poisoning is no less an order), the wish head's score, four of the
+    patterns' tests of the text, and which soft flag, if any, was raised."""
+    import numpy as np
+
+    from .safety import BARE_ORDER_REASONS, answer_style_wish, names_a_hand_over, names_the_user, reason_as_a_wish
+
+    matrix = np.asarray(matrix, dtype=np.float64)
+    tests = [[names_the_user(text), answer_style_wish(text), reason_as_a_wish(text) is None,
+              names_a_hand_over(text), flag is None, flag == BARE_ORDER_REASONS[0], flag == BARE_ORDER_REASONS[1]]
+             for text, flag in zip(texts, pattern_flags)]
+    scores = np.column_stack([np.maximum(instruction_scores(matrix), 0.0), np.maximum(poisoning_scores(matrix), 0.0),
+                              wish_scores(wish_features(matrix, texts))])
+    return np.hstack([scores, np.asarray(tests, dtype=np.float64)])
+
+
+def arbiter_scores(features: "np.ndarray") -> "np.ndarray":
+    "The arbiter's log-odds that each row (of ``arbiter_features``) is a payload rather than a fact or wish of the user."
+    return _scores(features, ARBITER_WEIGHTS_FILE)
+
+
+def _arbitrate(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None],
+               reasons: list[str | None]) -> list[str | None]:
+    """``reasons`` less the soft flags the arbiter clears. Soft: a bare order,
+    "you", or a head's reading of a text no pattern flagged; none of these
+    alone tells a standing wish of the user's from an order slipped in, and
+    read together they do better (docs/safety.md, thirty-eighth round). The
+    arbiter only clears, and only a text that names the user: what nothing
+    flagged, it never reads."""
+    import numpy as np
+
+    soft = [index for index, (text, flag, reason) in enumerate(zip(texts, pattern_flags, reasons))
+            if is_soft(text, flag, reason)]
+    if not soft:
+        return reasons
+    features = arbiter_features(np.asarray(matrix)[soft], [texts[index] for index in soft],
+                                [pattern_flags[index] for index in soft])
+    threshold = load_classifier(ARBITER_WEIGHTS_FILE)[3]
+    reasons = list(reasons)
+    for index, score in zip(soft, arbiter_scores(features)):
+        if score <= threshold:
+            reasons[index] = None
+    return reasons
 
 
 def quarantine_reasons(matrix: "np.ndarray | None", embedding_model, texts: Sequence[str],
