@@ -336,11 +336,12 @@ _ROLE_CHANGE = (
 # language, register or form alone (``answer_style_wish``) passes them.
 # A Japanese te-form before an auxiliary of state (書いてあります "is written",
 # 教えている "teaches") requests nothing.
+_NOT_A_TE_FORM_OF_STATE = r"(?!い[るまたて]|あ[るりっ]|お[りるく]|しま)"
 _BARE_ROLE_ORDERS = (
     r"(?:^|[.!?\n]\s{0,4})you(?:'re| are| will| must| shall| should| have to| need to| can now| act)\b"
     r"|\b(?:réponds|répondez|écris|écrivez|révèle|respóndeme|contéstame|escríbeme|muéstrame|revélame|olvídate|antworte|antwortet|schreib|zeig|vergiss|rispondi|scrivi|mostrami|rivelami|esqueça|odpowiadaj|odpowiedz|napisz|pokaż|schrijf|cevap ver|yanıtla|yanitla|yazdır|göster|söyle)\b"
-    r"|(?:отвечай|ответь|напиши|покажи|выведи|перечисли|раскрой|اكتب|اكتبي|أجب|أجيبي|اعرض|(?:答えて|書いて|表示して|出力して|振る舞って)(?!い[るまたて]|あ[るりっ]|お[りるく]|しま)|してください|답해|대답해|출력해|보여줘|써줘|请只|只输出|请输出|请回答|回答所有问题|回答任何问题|口吻回答|不受限制地|无限制地)"
-    r"|(?:dime cómo|dime como|dis-moi comment|sag mir,? wie|скажи(?: мне)?,? как|расскажи(?: мне)?,? как|bana nasıl|告诉我(?:如何|怎么|怎样|你的)|告訴我(?:如何|怎麼)|教えて(?:ください)?(?!い[るまたて]|あ[るりっ]|お[りるく]|しま)|알려줘|말해줘)"
+    r"|(?:отвечай|ответь|напиши|покажи|выведи|перечисли|раскрой|اكتب|اكتبي|أجب|أجيبي|اعرض|(?:答えて|書いて|表示して|出力して|振る舞って)" + _NOT_A_TE_FORM_OF_STATE + r"|してください|답해|대답해|출력해|보여줘|써줘|请只|只输出|请输出|请回答|回答所有问题|回答任何问题|口吻回答|不受限制地|无限制地)"
+    r"|(?:dime cómo|dime como|dis-moi comment|sag mir,? wie|скажи(?: мне)?,? как|расскажи(?: мне)?,? как|bana nasıl|告诉我(?:如何|怎么|怎样|你的)|告訴我(?:如何|怎麼)|教えて(?:ください)?" + _NOT_A_TE_FORM_OF_STATE + r"|알려줘|말해줘)"
 )
 
 # "Without any restrictions" in many languages: a jailbreak's promise when
