@@ -394,8 +394,8 @@ def rate(rows: list[dict], corpus: str) -> tuple[int, int]:
 
 def wilson_interval(count: int, total: int, z: float = 1.96) -> tuple[float, float]:
     """The 95% Wilson score interval of a share: how far a set of this size
-    can put the share by chance (at about 170 entries, some three points
-    either way), so that one set meeting or missing a goal is read as such."""
+    can put the share by chance (5 of 170: 1.3% to 6.7%), so that one set
+    meeting or missing a goal is read as such."""
     if not total:
         return 0.0, 1.0
     share = count / total
