@@ -634,12 +634,12 @@ def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_
     assert labels.sum() > 1000 and report.isdisjoint(" ".join(text.split()).casefold() for text in trained_on)
 
 
-def test_the_safety_report_reports_fresh48_to_fresh50_pooled_by_default_and_reads_each_split_from_its_folder():
+def test_the_safety_report_reports_fresh54_to_fresh56_pooled_by_default_and_reads_each_split_from_its_folder():
     "The reported set is the one nobody tuned on; every held-out split keeps its own files."
     benchmarks = BENCHMARKS
 
     safety_report = import_benchmark("safety_report")
-    assert safety_report.arguments().parse_args([]).split == ["fresh48", "fresh49", "fresh50"]
+    assert safety_report.arguments().parse_args([]).split == ["fresh54", "fresh55", "fresh56"]
     sizes = {  # corpus: at least (fresh8, fresh7, fresh6, fresh5, fresh4, fresh3) entries
         "injection": (200, 190, 200, 220, 200, 150), "ordinary": (200, 200, 200, 220, 200, 200),
         "secrets": (170, 160, 160, 160, 150, 120), "near_miss": (140, 150, 150, 150, 150, 150),
