@@ -230,12 +230,12 @@ were written the same way afterwards, fresh49 and fresh50 at the same time by
 two writers, and measured pooled before and after the thirty-eighth round,
 which read fresh47. The ``fresh51``, ``fresh52`` and
 ``fresh53`` splits were written the same way during that round, by three
-writers at once, and were its gate for the arbiter (docs/safety.md). The
+writers at once, and were its gate for the arbiter (docs/safety-history.md). The
 ``fresh54``, ``fresh55`` and ``fresh56`` splits (the default, all our own) were
 written the same way at the end of that round and measured pooled once, in the
 thirty-ninth, with the code shipped now: the ones reported.
 Sources and licences:
-docs/safety.md. Before the fresh
+docs/safety-history.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
 (``--split tune-even`` / ``tune-odd``, the old "tune" and "held-out" halves).
 

@@ -56,7 +56,7 @@ WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "poisoning_classifier.json"
 # retrained it with fresh25 to fresh32 and did not keep it (no more caught).
 # The twenty-sixth added fresh25 to fresh33 and directed3, a training set
 # written for the families fresh32 and fresh33 got through with
-# (docs/safety.md). The twenty-ninth added fresh34 to fresh36.
+# (docs/safety-history.md). The twenty-ninth added fresh34 to fresh36.
 READ_SPLITS = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
                "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16",
                "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24",

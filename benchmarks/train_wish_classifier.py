@@ -18,14 +18,14 @@ the head learns from every standing preference of those splits (positives)
 against every payload (negatives), not only from the few hundred candidates
 above: left out one split at a time, the wider set cleared 147 of the 446
 candidate ordinary entries with no payload, the candidates alone 79 (a
-comparison of four training sets, docs/safety.md, twenty-third round).
+comparison of four training sets, docs/safety-history.md, twenty-third round).
 
 Since the twenty-fourth round the head reads hashed character n-grams
 beside the e5 vector (``learned_detector.wish_features``), clears only texts
 that name whom the wish is for (``safety.names_the_user``), and its
 threshold lets through at most one payload in 200 of a split it had not
 seen, not none: a threshold set by the single highest payload of thirty
-splits kept two thirds of the flagged preferences flagged (docs/safety.md).
+splits kept two thirds of the flagged preferences flagged (docs/safety-history.md).
 
 Choosing the strength and threshold: leave one split out. For each strength
 the threshold is the score above which at most ``PAYLOAD_BUDGET`` of all
