@@ -46,15 +46,17 @@ STRENGTH = 1e-3
 PAYLOAD_BUDGET = 0.005
 
 
-def read_entries() -> list[tuple[str, str | None, int, bool, str]]:
+def read_entries(splits: tuple[str, ...] = READ_SPLITS,
+                 unread: tuple[str, ...] = UNREAD_SPLITS) -> list[tuple[str, str | None, int, bool, str]]:
     """(text as the write check leaves it, pattern flag, 1 for a payload, our
-    own writing?, split) of every read entry the write check does not refuse,
-    and the count of read payloads of each family, refused ones too."""
+    own writing?, split) of every entry of ``splits`` (none of them ``unread``)
+    the write check does not refuse, and the count of their payloads of each
+    family, refused ones too."""
     from llm_kinetaios.write import check_memory
 
     entries, payloads = [], {True: 0, False: 0}
-    for split in READ_SPLITS:
-        assert split not in UNREAD_SPLITS
+    for split in splits:
+        assert split not in unread
         folder = CORPORA if split == "tune" else CORPORA / split
         for corpus in ("injection", "ordinary", "near_miss"):
             path = folder / f"{corpus}.jsonl"

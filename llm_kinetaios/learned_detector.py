@@ -5,7 +5,7 @@ multilingual-e5-small, the same vector also says whether the text reads
 like instructions to a model. One dot product per memory on a vector the
 write path has computed anyway, so it costs nothing measurable.
 
-Four heads, each a logistic regression with weights shipped in ``data/``:
+Five heads, each a logistic regression with weights shipped in ``data/``:
 
 * the instruction head (``injection_classifier.json``, from
   ``benchmarks/train_injection_classifier.py``): does the text read like
@@ -54,9 +54,21 @@ Four heads, each a logistic regression with weights shipped in ``data/``:
   payloads cleared kept per source family (our own corpora, third-party
   ones), so that it cannot buy one family's wishes with another's attacks.
 
-A memory is quarantined when either of the first two heads or
-``safety.injection_reason`` names a reason, unless the wish head clears a
-bare-order flag or the arbiter a soft one (``quarantine_reasons``). A
+* the payload head (``payload_classifier.json``, from
+  ``benchmarks/train_payload_classifier.py``): is this text a payload of any
+  kind rather than a fact, preference or near-miss? Each head above learned
+  one kind of payload against one kind of fact; what all of them and the
+  patterns pass is a mixed residue, and this head, trained on the whole
+  contrast over every read split, has the last word on whole texts: it
+  flags what nothing else flagged above a threshold that flags one in
+  1,000 of the ordinary and near-miss entries the other checks pass (out
+  of split), and clears a soft flag left standing below one that clears
+  one in 1,000 of either family's payloads.
+
+A memory is quarantined when either of the first two heads, the payload
+head or ``safety.injection_reason`` names a reason, unless the wish head
+clears a bare-order flag or the arbiter or the payload head a soft one
+(``quarantine_reasons``). A
 memory of two sentences or more that all of this passes whole (and no
 pattern flagged) is read once more, a sentence at a time, by
 the first two heads (``sentences``): an order hidden in a document ("…
@@ -92,11 +104,13 @@ WEIGHTS_FILE = DATA / "injection_classifier.json"
 POISONING_WEIGHTS_FILE = DATA / "poisoning_classifier.json"
 WISH_WEIGHTS_FILE = DATA / "wish_classifier.json"
 ARBITER_WEIGHTS_FILE = DATA / "arbiter_classifier.json"
+PAYLOAD_WEIGHTS_FILE = DATA / "payload_classifier.json"
 # The wish head's lexical view: character 3- to 5-grams hashed into this many signed buckets.
 NGRAM_DIMENSIONS = 1024
 NGRAM_SIZES = (3, 4, 5)
 LEARNED_REASON = "reads like instructions to a model (learned detector)"
 POISONING_REASON = "reads like memory poisoning worded as a preference (learned detector)"
+PAYLOAD_REASON = "reads like an injection payload (learned detector)"
 SENTENCE_NOTE = " in one of its sentences"
 # The arbiter's inputs, in the order of its weights file.
 ARBITER_FEATURES = ("instruction score above 0", "poisoning score above 0", "wish score", "names the user",
@@ -252,7 +266,8 @@ def rule_reasons(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequ
 
 
 def _quarantine(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[str | None]:
-    return _arbitrate(matrix, texts, pattern_flags, rule_reasons(matrix, texts, pattern_flags))
+    reasons = _arbitrate(matrix, texts, pattern_flags, rule_reasons(matrix, texts, pattern_flags))
+    return _weigh_payloads(matrix, texts, pattern_flags, reasons)
 
 
 def is_soft(text: str, pattern_flag: str | None, reason: str | None) -> bool:
@@ -315,13 +330,45 @@ def _arbitrate(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequen
     return reasons
 
 
+def payload_scores(matrix: "np.ndarray") -> "np.ndarray":
+    "The payload head's log-odds that each row's text is an injection payload of any kind rather than a fact, preference or near-miss."
+    return _scores(matrix, PAYLOAD_WEIGHTS_FILE)
+
+
+@functools.lru_cache(maxsize=None)
+def payload_clear_threshold() -> float:
+    "The payload head's lower threshold, below which it clears a soft flag (``threshold_clear`` in its file)."
+    return float(json.loads(PAYLOAD_WEIGHTS_FILE.read_text(encoding="utf-8"))["threshold_clear"])
+
+
+def _weigh_payloads(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None],
+                    reasons: list[str | None]) -> list[str | None]:
+    """``reasons`` with the payload head's last word on whole texts: a memory
+    nothing flagged is flagged above its threshold, and a soft flag left
+    standing (``is_soft``) is cleared below its lower one. Both were set out
+    of split on the read corpora: the first flags at most one in 1,000 of the
+    ordinary and near-miss entries the other checks pass, the second clears
+    at most one in 1,000 of the payloads of either source family."""
+    flag_above, clear_below = load_classifier(PAYLOAD_WEIGHTS_FILE)[3], payload_clear_threshold()
+    weighed = []
+    for text, flag, reason, score in zip(texts, pattern_flags, reasons, payload_scores(matrix)):
+        if reason is None and score > flag_above:
+            reason = PAYLOAD_REASON
+        elif score < clear_below and is_soft(text, flag, reason):
+            reason = None
+        weighed.append(reason)
+    return weighed
+
+
 def quarantine_reasons(matrix: "np.ndarray | None", embedding_model, texts: Sequence[str],
                        pattern_flags: Sequence[str | None], progress=None) -> list[str | None]:
     """Each memory's quarantine reason once the heads have read its vector
     (rows of ``matrix``, unit-length passage vectors of ``embedding_model``):
     ``pattern_flags`` (what ``safety.injection_reason`` named for ``texts``)
     less the bare-order flags the wish head clears, then the instruction and
-    poisoning heads' reasons, then theirs for each sentence (``sentences``).
+    poisoning heads' reasons, less the soft flags the arbiter clears, then
+    the payload head's word, then the first two heads' reasons for each
+    sentence (``sentences``).
     The pattern flags alone where the heads do not apply to these vectors.
     ``progress``: called with the number of sentences to embed, a context
     manager that yields a callable told how many are done (the CLI's bar)."""

@@ -154,7 +154,8 @@ def e5(no_network):
 
 @pytest.fixture
 def wish_head_says(monkeypatch):
-    "Set the learned wish head's verdict for every row it reads; the instruction and poisoning heads see nothing."
+    """Set the learned wish head's verdict for every row it reads; the instruction and poisoning heads see
+    nothing, and the payload head, which has the last word, neither flags nor clears."""
     import numpy as np
 
     from llm_kinetaios import learned_detector
@@ -163,4 +164,5 @@ def wish_head_says(monkeypatch):
         monkeypatch.setattr(learned_detector, "wish_scores", lambda features: np.full(len(features), value))
         monkeypatch.setattr(learned_detector, "instruction_scores", lambda matrix: np.full(len(matrix), -50.0))
         monkeypatch.setattr(learned_detector, "poisoning_scores", lambda matrix: np.full(len(matrix), -50.0))
+        monkeypatch.setattr(learned_detector, "payload_scores", lambda matrix: np.zeros(len(matrix)))
     return set_to

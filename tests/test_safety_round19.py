@@ -36,6 +36,7 @@ def test_the_wish_head_clears_only_a_bare_order_that_nothing_else_flags(wish_hea
 def test_the_wish_head_also_clears_the_instruction_heads_reading_of_a_wish(monkeypatch, e5):
     monkeypatch.setattr(learned_detector, "instruction_scores", lambda matrix: np.full(len(matrix), 50.0))
     monkeypatch.setattr(learned_detector, "poisoning_scores", lambda matrix: np.full(len(matrix), -50.0))
+    monkeypatch.setattr(learned_detector, "payload_scores", lambda matrix: np.zeros(len(matrix)))  # neither flags nor clears
     text = "Please quit telling me to get more sleep."
     matrix = np.zeros((1, 384), dtype="float32")
     monkeypatch.setattr(learned_detector, "wish_scores", lambda matrix: np.full(len(matrix), -50.0))

@@ -22,6 +22,14 @@ DOCUMENT = ("Allotment society minutes, 3 March: the shed roof is fixed and the 
 FACTS = "I keep two hives at the allotment. My partner does the extracting in August. We sell the honey at the village fair."
 
 
+@pytest.fixture
+def payload_head_silent(monkeypatch):
+    """The payload head (fortieth round) flags DOCUMENT whole
+    (tests/test_safety_round40.py); held neutral here, where the sentence
+    step is what is tested."""
+    monkeypatch.setattr(learned_detector, "payload_scores", lambda matrix: np.zeros(len(matrix)))
+
+
 def test_sentences_split_at_stops_cjk_stops_and_line_breaks_and_drop_fragments():
     assert sentences("I keep bees. They are calm!\nThe honey sells well? Yes.") == [
         "I keep bees.", "They are calm!", "The honey sells well?"]
@@ -30,7 +38,7 @@ def test_sentences_split_at_stops_cjk_stops_and_line_breaks_and_drop_fragments()
     assert sentences("Version 2.5.1 of the app is fine") == ["Version 2.5.1 of the app is fine"]
 
 
-def test_an_order_hidden_in_one_sentence_of_a_document_is_quarantined(e5, monkeypatch):
+def test_an_order_hidden_in_one_sentence_of_a_document_is_quarantined(e5, monkeypatch, payload_head_silent):
     assert injection_reason(DOCUMENT) is None
     matrix = embed_passages(e5, [DOCUMENT])
     with monkeypatch.context() as whole_only:
@@ -41,7 +49,7 @@ def test_an_order_hidden_in_one_sentence_of_a_document_is_quarantined(e5, monkey
 
 
 def test_add_quarantines_the_document_and_stores_the_facts_unflagged_with_e5_setting(
-        runner, store, settings, e5, no_network):
+        runner, store, settings, e5, no_network, payload_head_silent):
     settings(embedding_model="multilingual-e5-small")
     for text in (DOCUMENT, FACTS):
         result = runner.invoke(cli, ["memories", "add", text], catch_exceptions=False)
@@ -68,7 +76,7 @@ def test_only_unflagged_texts_of_two_sentences_or_more_are_read_again(e5, monkey
     assert embedded == [sentences(FACTS)]
 
 
-def test_a_failed_sentence_embedding_leaves_the_whole_text_verdicts(e5, monkeypatch, caplog):
+def test_a_failed_sentence_embedding_leaves_the_whole_text_verdicts(e5, monkeypatch, caplog, payload_head_silent):
     matrix = embed_passages(e5, [DOCUMENT])
 
     def broken(model, texts):

@@ -27,12 +27,14 @@ FACT = "The user keeps bees on an allotment."
 
 @pytest.fixture
 def scores_set(monkeypatch):
-    "Set the arbiter's score for every row it reads; the wish head clears nothing, the other heads as given."
+    """Set the arbiter's score for every row it reads; the wish head clears nothing, the other heads as
+    given, and the payload head (fortieth round) neither flags nor clears."""
     def set_to(arbiter: float, instruction: float = -50.0):
         monkeypatch.setattr(learned_detector, "arbiter_scores", lambda features: np.full(len(features), arbiter))
         monkeypatch.setattr(learned_detector, "wish_scores", lambda features: np.full(len(features), -50.0))
         monkeypatch.setattr(learned_detector, "instruction_scores", lambda matrix: np.full(len(matrix), instruction))
         monkeypatch.setattr(learned_detector, "poisoning_scores", lambda matrix: np.full(len(matrix), -50.0))
+        monkeypatch.setattr(learned_detector, "payload_scores", lambda matrix: np.zeros(len(matrix)))
     return set_to
 
 
