@@ -48,8 +48,9 @@ WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "payload_classifier.json"
 READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 48)), "fresh51", "fresh52", "fresh53")
 DIRECTED_SPLITS = ("directed", "directed2", "directed3")
 # fresh48 to fresh50, fresh54 to fresh56: the report sets of the thirty-eighth and
-# thirty-ninth rounds; fresh57 to fresh59: the fortieth round's.
-UNREAD_SPLITS = (*(f"fresh{n}" for n in range(48, 51)), *(f"fresh{n}" for n in range(54, 60)))
+# thirty-ninth rounds; fresh57 to fresh59: the fortieth round's; fresh60 to fresh62:
+# kept for the next.
+UNREAD_SPLITS = (*(f"fresh{n}" for n in range(48, 51)), *(f"fresh{n}" for n in range(54, 63)))
 STRENGTH = 1e-3
 FLAG_BUDGET = 0.001
 CLEAR_BUDGET = 0.001

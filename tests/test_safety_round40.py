@@ -96,9 +96,10 @@ def test_the_shipped_payload_head_flags_a_document_with_an_order_in_one_sentence
 
 def test_the_payload_head_trains_on_read_splits_only():
     """It never loads a report set of the thirty-eighth to fortieth rounds,
-    nor the poisoning head's training sets, which it is tested on instead."""
+    the sets kept for the next round, nor the poisoning head's training
+    sets, which it is tested on instead."""
     training_script = import_benchmark("train_payload_classifier")
-    unread = {f"fresh{n}" for n in (48, 49, 50, 54, 55, 56, 57, 58, 59)}
+    unread = {f"fresh{n}" for n in (48, 49, 50, *range(54, 63))}
     assert unread == set(training_script.UNREAD_SPLITS)
     assert unread.isdisjoint(training_script.READ_SPLITS)
     assert set(training_script.DIRECTED_SPLITS).isdisjoint(training_script.READ_SPLITS)
