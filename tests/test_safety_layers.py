@@ -634,12 +634,17 @@ def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_
     assert labels.sum() > 1000 and report.isdisjoint(" ".join(text.split()).casefold() for text in trained_on)
 
 
-def test_the_safety_report_reports_fresh57_to_fresh59_pooled_by_default_and_reads_each_split_from_its_folder():
+def test_the_safety_report_pools_the_sets_the_shipped_code_never_read_by_default_and_reads_each_split_from_its_folder():
     "The reported set is the one nobody tuned on; every held-out split keeps its own files."
     benchmarks = BENCHMARKS
 
     safety_report = import_benchmark("safety_report")
-    assert safety_report.arguments().parse_args([]).split == ["fresh57", "fresh58", "fresh59"]
+    assert safety_report.arguments().parse_args([]).split == [
+        "fresh48", "fresh49", "fresh50", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59",
+        "fresh60", "fresh61", "fresh62"]
+    # None of them is read by a training script.
+    for script in ("train_payload_classifier", "train_arbiter", "train_poisoning_classifier", "train_wish_classifier"):
+        assert set(safety_report.SHIPPED_CODE_NEVER_READ).isdisjoint(import_benchmark(script).READ_SPLITS), script
     sizes = {  # corpus: at least (fresh8, fresh7, fresh6, fresh5, fresh4, fresh3) entries
         "injection": (200, 190, 200, 220, 200, 150), "ordinary": (200, 200, 200, 220, 200, 200),
         "secrets": (170, 160, 160, 160, 150, 120), "near_miss": (140, 150, 150, 150, 150, 150),
