@@ -70,7 +70,7 @@ def clear_threshold(payload_scores: np.ndarray, read_payloads: int) -> float:
 
 
 def main() -> None:
-    from llm_kinetaios.learned_detector import _arbitrate, is_soft, payload_scores, rule_reasons
+    from llm_kinetaios.learned_detector import is_soft, payload_scores, reasons_before_payload_head
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true", help="write the shipped weights file")
@@ -83,7 +83,7 @@ def main() -> None:
     own = np.array([entry[3] for entry in entries])
     splits = np.array([entry[4] for entry in entries])
     # The other checks' whole-text verdicts: what the head gets the last word on.
-    before = _arbitrate(vectors, texts, flags, rule_reasons(vectors, texts, flags))
+    before = reasons_before_payload_head(vectors, texts, flags)
     passed = np.array([reason is None for reason in before])
     soft = np.array([is_soft(text, flag, reason) for text, flag, reason in zip(texts, flags, before)])
     scores = out_of_split(vectors, y, splits, STRENGTH)
@@ -99,10 +99,10 @@ def main() -> None:
                           "soft-flagged", "cleared out of split"], table))
     print(f"\nthresholds (logit): flag above {flag_above:.3f}, clear below {clear_below:.3f}; strength {STRENGTH}")
     directed, _ = read_entries(DIRECTED_SPLITS, UNREAD_SPLITS)
-    directed_vectors = embed([entry[0] for entry in directed])
-    directed_passed = np.array([reason is None for reason in _arbitrate(
-        directed_vectors, [entry[0] for entry in directed], [entry[1] for entry in directed],
-        rule_reasons(directed_vectors, [entry[0] for entry in directed], [entry[1] for entry in directed]))])
+    directed_texts, directed_flags = [entry[0] for entry in directed], [entry[1] for entry in directed]
+    directed_vectors = embed(directed_texts)
+    directed_passed = np.array([reason is None for reason in
+                                reasons_before_payload_head(directed_vectors, directed_texts, directed_flags)])
     weights, bias = fit_standardised(vectors, y, STRENGTH)
     directed_flagged = directed_passed & (directed_vectors @ weights + bias > flag_above)
     directed_y = np.array([entry[2] for entry in directed])

@@ -265,8 +265,15 @@ def rule_reasons(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequ
     return [(None if wish else flag) or reason for flag, wish, reason in zip(pattern_flags, wishes, learned)]
 
 
+def reasons_before_payload_head(matrix: "np.ndarray", texts: Sequence[str],
+                                pattern_flags: Sequence[str | None]) -> list[str | None]:
+    """Each memory's whole-text reason before the payload head has its word:
+    ``rule_reasons`` less the soft flags the arbiter clears."""
+    return _arbitrate(matrix, texts, pattern_flags, rule_reasons(matrix, texts, pattern_flags))
+
+
 def _quarantine(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[str | None]:
-    reasons = _arbitrate(matrix, texts, pattern_flags, rule_reasons(matrix, texts, pattern_flags))
+    reasons = reasons_before_payload_head(matrix, texts, pattern_flags)
     return _weigh_payloads(matrix, texts, pattern_flags, reasons)
 
 

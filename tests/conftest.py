@@ -153,16 +153,22 @@ def e5(no_network):
 
 
 @pytest.fixture
-def wish_head_says(monkeypatch):
-    """Set the learned wish head's verdict for every row it reads; the instruction and poisoning heads see
-    nothing, and the payload head, which has the last word, neither flags nor clears."""
+def heads_score(monkeypatch):
+    """Set learned heads' scores for every row they read, by head (``instruction``,
+    ``poisoning``, ``wish``, ``arbiter``, ``payload``: ``learned_detector.<head>_scores``);
+    a head not named keeps its shipped weights."""
     import numpy as np
 
     from llm_kinetaios import learned_detector
 
-    def set_to(value: float):
-        monkeypatch.setattr(learned_detector, "wish_scores", lambda features: np.full(len(features), value))
-        monkeypatch.setattr(learned_detector, "instruction_scores", lambda matrix: np.full(len(matrix), -50.0))
-        monkeypatch.setattr(learned_detector, "poisoning_scores", lambda matrix: np.full(len(matrix), -50.0))
-        monkeypatch.setattr(learned_detector, "payload_scores", lambda matrix: np.zeros(len(matrix)))
+    def set_to(**scores: float):
+        for head, score in scores.items():
+            monkeypatch.setattr(learned_detector, f"{head}_scores", lambda rows, score=score: np.full(len(rows), score))
     return set_to
+
+
+@pytest.fixture
+def wish_head_says(heads_score):
+    """Set the learned wish head's verdict for every row it reads; the instruction and poisoning heads see
+    nothing, and the payload head, which has the last word, neither flags nor clears."""
+    return lambda value: heads_score(wish=value, instruction=-50.0, poisoning=-50.0, payload=0.0)

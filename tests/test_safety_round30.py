@@ -23,11 +23,11 @@ FACTS = "I keep two hives at the allotment. My partner does the extracting in Au
 
 
 @pytest.fixture
-def payload_head_silent(monkeypatch):
+def payload_head_silent(heads_score):
     """The payload head (fortieth round) flags DOCUMENT whole
     (tests/test_safety_round40.py); held neutral here, where the sentence
     step is what is tested."""
-    monkeypatch.setattr(learned_detector, "payload_scores", lambda matrix: np.zeros(len(matrix)))
+    heads_score(payload=0.0)
 
 
 def test_sentences_split_at_stops_cjk_stops_and_line_breaks_and_drop_fragments():

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from conftest import BENCHMARKS, import_benchmark
 
-from llm_kinetaios import learned_detector
 from llm_kinetaios.embeddings import embed_passages
 from llm_kinetaios.learned_detector import (ARBITER_FEATURES, ARBITER_WEIGHTS_FILE, LEARNED_REASON, arbiter_features,
                                             load_classifier, quarantine_reasons)
@@ -26,15 +25,11 @@ FACT = "The user keeps bees on an allotment."
 
 
 @pytest.fixture
-def scores_set(monkeypatch):
+def scores_set(heads_score):
     """Set the arbiter's score for every row it reads; the wish head clears nothing, the other heads as
     given, and the payload head (fortieth round) neither flags nor clears."""
     def set_to(arbiter: float, instruction: float = -50.0):
-        monkeypatch.setattr(learned_detector, "arbiter_scores", lambda features: np.full(len(features), arbiter))
-        monkeypatch.setattr(learned_detector, "wish_scores", lambda features: np.full(len(features), -50.0))
-        monkeypatch.setattr(learned_detector, "instruction_scores", lambda matrix: np.full(len(matrix), instruction))
-        monkeypatch.setattr(learned_detector, "poisoning_scores", lambda matrix: np.full(len(matrix), -50.0))
-        monkeypatch.setattr(learned_detector, "payload_scores", lambda matrix: np.zeros(len(matrix)))
+        heads_score(arbiter=arbiter, wish=-50.0, instruction=instruction, poisoning=-50.0, payload=0.0)
     return set_to
 
 
