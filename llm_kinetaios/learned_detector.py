@@ -105,6 +105,7 @@ POISONING_WEIGHTS_FILE = DATA / "poisoning_classifier.json"
 WISH_WEIGHTS_FILE = DATA / "wish_classifier.json"
 ARBITER_WEIGHTS_FILE = DATA / "arbiter_classifier.json"
 PAYLOAD_WEIGHTS_FILE = DATA / "payload_classifier.json"
+IMPERSONAL_WEIGHTS_FILE = DATA / "impersonal_classifier.json"
 # The wish head's lexical view: character 3- to 5-grams hashed into this many signed buckets.
 NGRAM_DIMENSIONS = 1024
 NGRAM_SIZES = (3, 4, 5)
@@ -274,6 +275,7 @@ def reasons_before_payload_head(matrix: "np.ndarray", texts: Sequence[str],
 
 def _quarantine(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[str | None]:
     reasons = reasons_before_payload_head(matrix, texts, pattern_flags)
+    reasons = _clear_impersonal(matrix, texts, pattern_flags, reasons)
     return _weigh_payloads(matrix, texts, pattern_flags, reasons)
 
 
@@ -287,6 +289,42 @@ def is_soft(text: str, pattern_flag: str | None, reason: str | None) -> bool:
 
     return (reason is not None and (pattern_flag is None or pattern_flag in BARE_ORDER_REASONS)
             and names_the_user(text))
+
+
+def is_impersonal_soft(text: str, pattern_flag: str | None, reason: str | None) -> bool:
+    """Whether the impersonal head decides a memory: flagged (``reason``) only
+    by a bare order, "you" or a head, as ``is_soft``, in a text that names no
+    one ("When you suggest shell commands, assume zsh on macOS.")."""
+    from .safety import BARE_ORDER_REASONS, names_the_user
+
+    return (reason is not None and (pattern_flag is None or pattern_flag in BARE_ORDER_REASONS)
+            and not names_the_user(text))
+
+
+def impersonal_scores(features: "np.ndarray") -> "np.ndarray":
+    "The impersonal head's log-odds that each row (of ``wish_features``) is a payload rather than a fact or wish."
+    return _scores(features, IMPERSONAL_WEIGHTS_FILE)
+
+
+def _clear_impersonal(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None],
+                      reasons: list[str | None]) -> list[str | None]:
+    """``reasons`` less the soft flags on texts naming no one
+    (``is_impersonal_soft``) that the impersonal head scores below its
+    threshold: at most one in 1,000 of either family's read payloads, out of
+    split. It only clears; the payload head still has its word after it."""
+    import numpy as np
+
+    chosen = [index for index, (text, flag, reason) in enumerate(zip(texts, pattern_flags, reasons))
+              if is_impersonal_soft(text, flag, reason)]
+    if not chosen:
+        return reasons
+    features = wish_features(np.asarray(matrix)[chosen], [texts[index] for index in chosen])
+    threshold = load_classifier(IMPERSONAL_WEIGHTS_FILE)[3]
+    reasons = list(reasons)
+    for index, score in zip(chosen, impersonal_scores(features)):
+        if score < threshold:
+            reasons[index] = None
+    return reasons
 
 
 def arbiter_features(matrix: "np.ndarray", texts: Sequence[str],

@@ -1,0 +1,82 @@
+"""Train the learned detector's impersonal head (issue 16, forty-third round).
+
+    python benchmarks/train_impersonal_classifier.py            # score out of split, print the table
+    python benchmarks/train_impersonal_classifier.py --write    # and write the shipped weights
+
+The impersonal head reads the memories that only soft signals flagged -- a
+bare order, "you", or a head's reading of a text the patterns passed -- in a
+text that names no one (``learned_detector.is_impersonal_soft``): "When you
+suggest shell commands, assume zsh on macOS." The wish head, the arbiter and
+the payload head clear only a text that names the user, because an order
+from a document or a probe names only the assistant; so every such wish
+stayed flagged. Read on its own population, the contrast is learnable: a
+logistic regression on what the wish head reads
+(``learned_detector.wish_features``: the e5 vector and hashed character
+n-grams), trained on those texts alone, payloads against ordinary and
+near-miss entries. It never adds a flag.
+
+Data: every corpus split already read (``READ_SPLITS``, the payload head's),
+never a report split (``UNREAD_SPLITS``, not even loaded). Strength fixed
+beforehand from a scratch comparison on the same splits.
+
+Threshold: the payload head's clearing rule and budget. Left out one
+split at a time, the head may clear at most ``CLEAR_BUDGET`` of the read
+payloads of our own writing and at most that share of the third-party ones;
+the stricter of the two thresholds is shipped. Deterministic. How the
+shipped head does on the report splits is measured end to end by
+``benchmarks/safety_report.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from _common import REPO_ROOT, markdown_table
+from train_arbiter import read_entries
+from train_injection_classifier import embed
+from train_payload_classifier import CLEAR_BUDGET, READ_SPLITS, clear_threshold
+from train_poisoning_classifier import out_of_split, ship
+
+WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "impersonal_classifier.json"
+# The payload head's unread splits and the sets written for the rounds after it.
+UNREAD_SPLITS = (*(f"fresh{n}" for n in range(48, 51)), *(f"fresh{n}" for n in range(54, 69)))
+STRENGTH = 1e-4
+
+
+def main() -> None:
+    from llm_kinetaios.learned_detector import (impersonal_scores, is_impersonal_soft, reasons_before_payload_head,
+                                                wish_features)
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--write", action="store_true", help="write the shipped weights file")
+    args = parser.parse_args()
+    entries, payloads = read_entries(READ_SPLITS, UNREAD_SPLITS)
+    texts = [entry[0] for entry in entries]
+    flags = [entry[1] for entry in entries]
+    vectors = embed(texts)
+    before = reasons_before_payload_head(vectors, texts, flags)
+    chosen = np.array([is_impersonal_soft(text, flag, reason) for text, flag, reason in zip(texts, flags, before)])
+    x = wish_features(vectors[chosen], [text for text, keep in zip(texts, chosen) if keep])
+    y = np.array([entry[2] for entry in entries])[chosen]
+    own = np.array([entry[3] for entry in entries])[chosen]
+    splits = np.array([entry[4] for entry in entries])[chosen]
+    scores = out_of_split(x, y, splits, STRENGTH)
+    budget = {mine: int(CLEAR_BUDGET * payloads[mine]) for mine in (True, False)}
+    thresholds = {mine: clear_threshold(scores[(y == 1) & (own == mine)], payloads[mine]) for mine in (True, False)}
+    threshold = min(thresholds.values())
+    cleared = scores < threshold
+    table = [[name, payloads[mine], budget[mine], int(((y == 1) & (own == mine)).sum()),
+              int((cleared & (y == 1) & (own == mine)).sum()), f"{thresholds[mine]:.3f}"]
+             for name, mine in (("payloads, our own", True), ("payloads, third-party", False))]
+    print(markdown_table(["read entries", "read payloads", "budget", "soft-flagged, naming no one",
+                          "cleared out of split", "its threshold"], table))
+    print(f"\nordinary and near-miss entries soft-flagged naming no one {int((y == 0).sum())}, cleared out of split "
+          f"{int((cleared & (y == 0)).sum())}; threshold {threshold:.3f} (logit), strength {STRENGTH}")
+    if args.write:
+        ship(WEIGHTS, x, y, STRENGTH, threshold, impersonal_scores)
+
+
+if __name__ == "__main__":
+    main()
