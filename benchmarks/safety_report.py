@@ -299,11 +299,11 @@ GOALS = {
 }
 
 
-SPLITS = ("fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62", "fresh63", "fresh64", "fresh65", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh46", "fresh45", "fresh44", "fresh43", "fresh42", "fresh41", "fresh40", "fresh39", "fresh38", "fresh37", "fresh36", "fresh35", "fresh34", "fresh33", "fresh32", "fresh31", "fresh30", "fresh29", "fresh28", "fresh27", "fresh26", "fresh25", "fresh24", "fresh23", "fresh22", "fresh21", "fresh20", "fresh19", "fresh18", "fresh17", "fresh16", "fresh15", "fresh14", "fresh13", "fresh12", "fresh9", "fresh11", "fresh10", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
+SPLITS = ("fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62", "fresh63", "fresh64", "fresh65", "fresh66", "fresh67", "fresh68", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh46", "fresh45", "fresh44", "fresh43", "fresh42", "fresh41", "fresh40", "fresh39", "fresh38", "fresh37", "fresh36", "fresh35", "fresh34", "fresh33", "fresh32", "fresh31", "fresh30", "fresh29", "fresh28", "fresh27", "fresh26", "fresh25", "fresh24", "fresh23", "fresh22", "fresh21", "fresh20", "fresh19", "fresh18", "fresh17", "fresh16", "fresh15", "fresh14", "fresh13", "fresh12", "fresh9", "fresh11", "fresh10", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
 # The splits that live in a folder of their own under corpora/: every one but the tune halves.
 HELD_OUT = tuple(split for split in SPLITS if not split.startswith("tune"))
 # The held-out sets the shipped code (the fortieth round's) was measured on and never read.
-SHIPPED_CODE_NEVER_READ = ("fresh48", "fresh49", "fresh50", *(f"fresh{n}" for n in range(54, 63)))
+SHIPPED_CODE_NEVER_READ = ("fresh48", "fresh49", "fresh50", *(f"fresh{n}" for n in range(54, 69)))
 
 
 def half_of(text: str) -> str:

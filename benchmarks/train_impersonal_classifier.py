@@ -15,7 +15,7 @@ logistic regression on what the wish head reads
 n-grams), trained on those texts alone, payloads against ordinary and
 near-miss entries. It never adds a flag.
 
-Data: every corpus split already read (``READ_SPLITS``, the payload head's),
+Data: the payload head's: every corpus split already read (``READ_SPLITS``),
 never a report split (``UNREAD_SPLITS``, not even loaded). Strength fixed
 beforehand from a scratch comparison on the same splits.
 
@@ -36,12 +36,10 @@ import numpy as np
 from _common import REPO_ROOT, markdown_table
 from train_arbiter import read_entries
 from train_injection_classifier import embed
-from train_payload_classifier import CLEAR_BUDGET, READ_SPLITS, clear_threshold
+from train_payload_classifier import CLEAR_BUDGET, READ_SPLITS, UNREAD_SPLITS, clear_threshold
 from train_poisoning_classifier import out_of_split, ship
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "impersonal_classifier.json"
-# The payload head's unread splits and the sets written for the rounds after it.
-UNREAD_SPLITS = (*(f"fresh{n}" for n in range(48, 51)), *(f"fresh{n}" for n in range(54, 69)))
 STRENGTH = 1e-4
 
 

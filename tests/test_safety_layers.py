@@ -600,7 +600,7 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
         assert fresh12.isdisjoint(earlier)
     # From fresh13 on, each set shares no entry with any set before it.
     before = [tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, directed]
-    for split, at_least in (("fresh13", 650), ("fresh14", 700), ("fresh15", 700), ("fresh16", 650), ("fresh17", 650), ("fresh18", 550), ("fresh19", 600), ("fresh20", 580), ("fresh21", 600), ("fresh22", 600), ("fresh23", 600), ("fresh24", 600), ("fresh25", 600), ("fresh26", 600), ("fresh27", 600), ("fresh28", 600), ("fresh29", 600), ("fresh30", 600), ("fresh31", 600), ("fresh32", 600), ("fresh33", 600), ("fresh34", 600), ("fresh35", 600), ("fresh36", 600), ("fresh37", 600), ("fresh38", 600), ("fresh39", 600), ("fresh40", 600), ("fresh41", 600), ("fresh42", 600), ("fresh43", 600), ("fresh44", 600), ("fresh45", 600), ("fresh46", 600), ("fresh47", 600), ("fresh48", 600), ("fresh49", 600), ("fresh50", 600), ("fresh51", 600), ("fresh52", 600), ("fresh53", 600), ("fresh54", 600), ("fresh55", 600), ("fresh56", 600), ("fresh57", 600), ("fresh58", 600), ("fresh59", 600), ("fresh60", 600), ("fresh61", 600), ("fresh62", 600), ("fresh63", 600), ("fresh64", 600), ("fresh65", 600)):
+    for split, at_least in (("fresh13", 650), ("fresh14", 700), ("fresh15", 700), ("fresh16", 650), ("fresh17", 650), ("fresh18", 550), ("fresh19", 600), ("fresh20", 580), ("fresh21", 600), ("fresh22", 600), ("fresh23", 600), ("fresh24", 600), ("fresh25", 600), ("fresh26", 600), ("fresh27", 600), ("fresh28", 600), ("fresh29", 600), ("fresh30", 600), ("fresh31", 600), ("fresh32", 600), ("fresh33", 600), ("fresh34", 600), ("fresh35", 600), ("fresh36", 600), ("fresh37", 600), ("fresh38", 600), ("fresh39", 600), ("fresh40", 600), ("fresh41", 600), ("fresh42", 600), ("fresh43", 600), ("fresh44", 600), ("fresh45", 600), ("fresh46", 600), ("fresh47", 600), ("fresh48", 600), ("fresh49", 600), ("fresh50", 600), ("fresh51", 600), ("fresh52", 600), ("fresh53", 600), ("fresh54", 600), ("fresh55", 600), ("fresh56", 600), ("fresh57", 600), ("fresh58", 600), ("fresh59", 600), ("fresh60", 600), ("fresh61", 600), ("fresh62", 600), ("fresh63", 600), ("fresh64", 600), ("fresh65", 600), ("fresh66", 600), ("fresh67", 600), ("fresh68", 600)):
         later = entries(corpora / split)
         assert len(later) > at_least, split
         for earlier in before:
@@ -641,9 +641,10 @@ def test_the_safety_report_pools_the_sets_the_shipped_code_never_read_by_default
     safety_report = import_benchmark("safety_report")
     assert safety_report.arguments().parse_args([]).split == [
         "fresh48", "fresh49", "fresh50", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59",
-        "fresh60", "fresh61", "fresh62"]
+        "fresh60", "fresh61", "fresh62", "fresh63", "fresh64", "fresh65", "fresh66", "fresh67", "fresh68"]
     # None of them is read by a training script.
-    for script in ("train_payload_classifier", "train_arbiter", "train_poisoning_classifier", "train_wish_classifier"):
+    for script in ("train_impersonal_classifier", "train_payload_classifier", "train_arbiter", "train_poisoning_classifier",
+                   "train_wish_classifier"):
         assert set(safety_report.SHIPPED_CODE_NEVER_READ).isdisjoint(import_benchmark(script).READ_SPLITS), script
     sizes = {  # corpus: at least (fresh8, fresh7, fresh6, fresh5, fresh4, fresh3) entries
         "injection": (200, 190, 200, 220, 200, 150), "ordinary": (200, 200, 200, 220, 200, 200),
