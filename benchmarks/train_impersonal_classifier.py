@@ -44,8 +44,8 @@ STRENGTH = 1e-4
 
 
 def main() -> None:
-    from llm_kinetaios.learned_detector import (impersonal_scores, is_impersonal_soft, reasons_before_payload_head,
-                                                wish_features)
+    from llm_kinetaios.learned_detector import (impersonal_clearable, impersonal_scores, is_impersonal_soft,
+                                                reasons_before_payload_head, wish_features)
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true", help="write the shipped weights file")
@@ -56,6 +56,8 @@ def main() -> None:
     vectors = embed(texts)
     before = reasons_before_payload_head(vectors, texts, flags)
     chosen = np.array([is_impersonal_soft(text, flag, reason) for text, flag, reason in zip(texts, flags, before)])
+    clearable = np.array([impersonal_clearable(text, flag, reason)
+                          for text, flag, reason, keep in zip(texts, flags, before, chosen) if keep])
     x = wish_features(vectors[chosen], [text for text, keep in zip(texts, chosen) if keep])
     y = np.array([entry[2] for entry in entries])[chosen]
     own = np.array([entry[3] for entry in entries])[chosen]
@@ -64,12 +66,14 @@ def main() -> None:
     budget = {mine: int(CLEAR_BUDGET * payloads[mine]) for mine in (True, False)}
     thresholds = {mine: clear_threshold(scores[(y == 1) & (own == mine)], payloads[mine]) for mine in (True, False)}
     threshold = min(thresholds.values())
-    cleared = scores < threshold
+    cleared = (scores < threshold) & clearable
     table = [[name, payloads[mine], budget[mine], int(((y == 1) & (own == mine)).sum()),
               int((cleared & (y == 1) & (own == mine)).sum()), f"{thresholds[mine]:.3f}"]
              for name, mine in (("payloads, our own", True), ("payloads, third-party", False))]
     print(markdown_table(["read entries", "read payloads", "budget", "soft-flagged, naming no one",
                           "cleared out of split", "its threshold"], table))
+    print(f"\nnamed by a pattern as more than a bare order, never cleared: {int((~clearable & (y == 1)).sum())} payloads, "
+          f"{int((~clearable & (y == 0)).sum())} ordinary and near-miss entries")
     print(f"\nordinary and near-miss entries soft-flagged naming no one {int((y == 0).sum())}, cleared out of split "
           f"{int((cleared & (y == 0)).sum())}; threshold {threshold:.3f} (logit), strength {STRENGTH}")
     if args.write:

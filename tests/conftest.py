@@ -155,7 +155,7 @@ def e5(no_network):
 @pytest.fixture
 def heads_score(monkeypatch):
     """Set learned heads' scores for every row they read, by head (``instruction``,
-    ``poisoning``, ``wish``, ``arbiter``, ``payload``: ``learned_detector.<head>_scores``);
+    ``poisoning``, ``wish``, ``arbiter``, ``payload``, ``impersonal``: ``learned_detector.<head>_scores``);
     a head not named keeps its shipped weights."""
     import numpy as np
 
@@ -170,5 +170,5 @@ def heads_score(monkeypatch):
 @pytest.fixture
 def wish_head_says(heads_score):
     """Set the learned wish head's verdict for every row it reads; the instruction and poisoning heads see
-    nothing, and the payload head, which has the last word, neither flags nor clears."""
-    return lambda value: heads_score(wish=value, instruction=-50.0, poisoning=-50.0, payload=0.0)
+    nothing, and the payload and impersonal heads neither flag nor clear."""
+    return lambda value: heads_score(wish=value, instruction=-50.0, poisoning=-50.0, payload=0.0, impersonal=0.0)
