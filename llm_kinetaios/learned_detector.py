@@ -292,26 +292,30 @@ def _quarantine(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Seque
     return _weigh_payloads(matrix, texts, pattern_flags, reasons)
 
 
-def is_soft(text: str, pattern_flag: str | None, reason: str | None) -> bool:
-    """Whether the arbiter decides a memory: flagged (``reason``) only by a
-    bare order, "you" or a head (``pattern_flag`` none or one of those), in a
-    text that names whom a wish would be for (``safety.names_the_user``), as
-    the wish head requires: an order from a document or a probe names only
-    the assistant."""
-    from .safety import BARE_ORDER_REASONS, names_the_user
+def _flagged_softly(pattern_flag: str | None, reason: str | None) -> bool:
+    "Flagged (``reason``) only by a bare order, \"you\" or a head (``pattern_flag`` none or one of those)."
+    from .safety import BARE_ORDER_REASONS
 
-    return (reason is not None and (pattern_flag is None or pattern_flag in BARE_ORDER_REASONS)
-            and names_the_user(text))
+    return reason is not None and (pattern_flag is None or pattern_flag in BARE_ORDER_REASONS)
+
+
+def is_soft(text: str, pattern_flag: str | None, reason: str | None) -> bool:
+    """Whether the arbiter decides a memory: flagged only softly
+    (``_flagged_softly``) in a text that names whom a wish would be for
+    (``safety.names_the_user``), as the wish head requires: an order from a
+    document or a probe names only the assistant."""
+    from .safety import names_the_user
+
+    return _flagged_softly(pattern_flag, reason) and names_the_user(text)
 
 
 def is_impersonal_soft(text: str, pattern_flag: str | None, reason: str | None) -> bool:
-    """Whether the impersonal head decides a memory: flagged (``reason``) only
-    by a bare order, "you" or a head, as ``is_soft``, in a text that names no
-    one ("When you suggest shell commands, assume zsh on macOS.")."""
-    from .safety import BARE_ORDER_REASONS, names_the_user
+    """Whether the impersonal head decides a memory: flagged only softly
+    (``_flagged_softly``) in a text that names no one ("When you suggest
+    shell commands, assume zsh on macOS."): the other half of ``is_soft``."""
+    from .safety import names_the_user
 
-    return (reason is not None and (pattern_flag is None or pattern_flag in BARE_ORDER_REASONS)
-            and not names_the_user(text))
+    return _flagged_softly(pattern_flag, reason) and not names_the_user(text)
 
 
 def impersonal_scores(features: "np.ndarray") -> "np.ndarray":
