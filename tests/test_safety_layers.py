@@ -609,6 +609,12 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
     # directed3, a training set written after fresh33, shares no entry with any set.
     directed3 = entries(corpora / "directed3", ("injection", "ordinary"))
     assert len(directed3) > 600 and all(directed3.isdisjoint(earlier) for earlier in before)
+    # trade1 to trade3, training sets written in the forty-fourth round, share no entry with any set either.
+    for split in ("trade1", "trade2", "trade3"):
+        training = entries(corpora / split, ("injection", "ordinary", "near_miss"))
+        assert len(training) > 450 and training.isdisjoint(directed3), split
+        assert all(training.isdisjoint(earlier) for earlier in before), split
+        before.append(training)
 
 
 def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_its_report_split():
@@ -642,7 +648,7 @@ def test_the_safety_report_pools_the_sets_the_shipped_code_never_read_by_default
     assert safety_report.arguments().parse_args([]).split == [
         "fresh48", "fresh49", "fresh50", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59",
         "fresh60", "fresh61", "fresh62", "fresh63", "fresh64", "fresh65", "fresh66", "fresh67", "fresh68", "fresh69",
-        "fresh70", "fresh71"]
+        "fresh70", "fresh71", "fresh72", "fresh73", "fresh74"]
     # None of them is read by a training script.
     for script in ("train_impersonal_classifier", "train_payload_classifier", "train_arbiter", "train_poisoning_classifier",
                    "train_wish_classifier"):
