@@ -34,9 +34,7 @@ import argparse
 import numpy as np
 
 from _common import REPO_ROOT, markdown_table
-from train_arbiter import read_entries
-from train_injection_classifier import embed
-from train_payload_classifier import CLEAR_BUDGET, READ_SPLITS, UNREAD_SPLITS, clear_threshold
+from train_payload_classifier import CLEAR_BUDGET, READ_SPLITS, UNREAD_SPLITS, clear_threshold, read_and_embed
 from train_poisoning_classifier import out_of_split, ship
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "impersonal_classifier.json"
@@ -50,18 +48,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true", help="write the shipped weights file")
     args = parser.parse_args()
-    entries, payloads = read_entries(READ_SPLITS, UNREAD_SPLITS)
-    texts = [entry[0] for entry in entries]
-    flags = [entry[1] for entry in entries]
-    vectors = embed(texts)
+    texts, flags, vectors, y, own, splits, payloads = read_and_embed(READ_SPLITS, UNREAD_SPLITS)
     before = reasons_before_payload_head(vectors, texts, flags)
     chosen = np.array([is_impersonal_soft(text, flag, reason) for text, flag, reason in zip(texts, flags, before)])
     clearable = np.array([impersonal_clearable(text, flag, reason)
                           for text, flag, reason, keep in zip(texts, flags, before, chosen) if keep])
     x = wish_features(vectors[chosen], [text for text, keep in zip(texts, chosen) if keep])
-    y = np.array([entry[2] for entry in entries])[chosen]
-    own = np.array([entry[3] for entry in entries])[chosen]
-    splits = np.array([entry[4] for entry in entries])[chosen]
+    y, own, splits = y[chosen], own[chosen], splits[chosen]
     scores = out_of_split(x, y, splits, STRENGTH)
     budget = {mine: int(CLEAR_BUDGET * payloads[mine]) for mine in (True, False)}
     thresholds = {mine: clear_threshold(scores[(y == 1) & (own == mine)], payloads[mine]) for mine in (True, False)}

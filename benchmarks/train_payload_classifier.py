@@ -71,19 +71,25 @@ def clear_threshold(payload_scores: np.ndarray, read_payloads: int) -> float:
     return float(ranked[allowed]) if allowed < len(ranked) else float("inf")
 
 
+def read_and_embed(splits: tuple[str, ...] = READ_SPLITS, unread: tuple[str, ...] = UNREAD_SPLITS):
+    """The entries of ``splits`` the write check does not refuse
+    (``train_arbiter.read_entries``): their texts, pattern flags and e5
+    vectors, labels (1 for a payload), families (our own writing?) and
+    splits as arrays, and each family's payload count, refused ones too."""
+    entries, payloads = read_entries(splits, unread)
+    texts = [entry[0] for entry in entries]
+    flags = [entry[1] for entry in entries]
+    y, own, split_of = (np.array([entry[column] for entry in entries]) for column in (2, 3, 4))
+    return texts, flags, embed(texts), y, own, split_of, payloads
+
+
 def main() -> None:
     from llm_kinetaios.learned_detector import is_soft, payload_scores, reasons_before_payload_head
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true", help="write the shipped weights file")
     args = parser.parse_args()
-    entries, payloads = read_entries(READ_SPLITS, UNREAD_SPLITS)
-    texts = [entry[0] for entry in entries]
-    flags = [entry[1] for entry in entries]
-    vectors = embed(texts)
-    y = np.array([entry[2] for entry in entries])
-    own = np.array([entry[3] for entry in entries])
-    splits = np.array([entry[4] for entry in entries])
+    texts, flags, vectors, y, own, splits, payloads = read_and_embed()
     # The other checks' whole-text verdicts: what the head gets the last word on.
     before = reasons_before_payload_head(vectors, texts, flags)
     passed = np.array([reason is None for reason in before])

@@ -115,5 +115,5 @@ def test_the_impersonal_head_trains_on_the_payload_heads_read_splits_only():
     assert {f"fresh{n}" for n in (48, 49, 50, *range(54, 78))} == set(training_script.UNREAD_SPLITS)
     assert set(training_script.UNREAD_SPLITS).isdisjoint(training_script.READ_SPLITS)
     with pytest.raises(AssertionError):
-        training_script.read_entries(("fresh63",), training_script.UNREAD_SPLITS)
+        training_script.read_and_embed(("fresh63",), training_script.UNREAD_SPLITS)
     assert (BENCHMARKS / "corpora" / "fresh63" / "injection.jsonl").exists()
