@@ -43,7 +43,7 @@ READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 48)), "directed"
 # fresh54 to fresh56: the thirty-ninth round's report sets; fresh57 to fresh59: the fortieth's;
 # fresh60 to fresh62: measured with the fortieth's code; fresh63 to fresh65: the forty-third's;
 # fresh66 to fresh68: written during the forty-third; fresh69 to fresh71: the forty-fourth's;
-# fresh72 to fresh74: written during it; fresh75 to fresh77: kept for the next round.
+# fresh72 to fresh74: written during it; fresh75 to fresh77: the forty-fifth's, measured once.
 UNREAD_SPLITS = tuple(f"fresh{n}" for n in range(48, 78))
 STRENGTH = 1e-3
 PAYLOAD_BUDGET = 0.005

@@ -51,7 +51,7 @@ DIRECTED_SPLITS = ("directed", "directed2", "directed3")
 # thirty-ninth rounds; fresh57 to fresh59: the fortieth round's; fresh60 to fresh62:
 # the forty-first's; fresh63 to fresh65: the forty-third's; fresh66 to fresh68: written during it;
 # fresh69 to fresh71: the forty-fourth's; fresh72 to fresh74: written during it; fresh75 to fresh77:
-# kept for the next round.
+# the forty-fifth's, measured once.
 UNREAD_SPLITS = (*(f"fresh{n}" for n in range(48, 51)), *(f"fresh{n}" for n in range(54, 78)))
 STRENGTH = 1e-3
 FLAG_BUDGET = 0.001
