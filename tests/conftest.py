@@ -30,6 +30,16 @@ pm.register(llm_anthropic, name="llm-anthropic")
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
+def learned_verdict(e5, text: str) -> str | None:
+    """The write check's whole verdict on one text, as ``add`` and ``import``
+    reach it: its e5 vector read by the heads with the patterns' flag."""
+    from llm_kinetaios.embeddings import embed_passages
+    from llm_kinetaios.learned_detector import quarantine_reasons
+    from llm_kinetaios.safety import injection_reason
+
+    return quarantine_reasons(embed_passages(e5, [text]), e5, [text], [injection_reason(text)])[0]
+
+
 def import_benchmark(name: str):
     "A script of benchmarks/ as a module (they import each other by bare name)."
     import importlib

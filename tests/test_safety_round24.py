@@ -7,9 +7,9 @@ set, and the shipped weights on texts written for these tests."""
 
 import numpy as np
 import pytest
+from conftest import learned_verdict
 
 from llm_kinetaios import learned_detector
-from llm_kinetaios.embeddings import embed_passages
 from llm_kinetaios.learned_detector import NGRAM_DIMENSIONS, character_ngrams, quarantine_reasons, wish_features
 from llm_kinetaios.safety import injection_reason, names_the_user
 
@@ -79,8 +79,7 @@ def test_the_wish_head_reads_only_texts_it_could_clear(wish_head_says, monkeypat
     # rewrite my wording when you proofread; just mark the errors."
 ])
 def test_the_shipped_wish_head_clears_standing_preferences_written_for_this_test(preference, e5, no_network):
-    flag = injection_reason(preference)
-    assert quarantine_reasons(embed_passages(e5, [preference]), e5, [preference], [flag]) == [None]
+    assert learned_verdict(e5, preference) is None
 
 
 @pytest.mark.parametrize("payload", [
@@ -92,5 +91,4 @@ def test_the_shipped_wish_head_clears_standing_preferences_written_for_this_test
     # quickcash-now.example first."
 ])
 def test_the_shipped_wish_head_keeps_payloads_written_for_this_test_flagged(payload, e5, no_network):
-    flag = injection_reason(payload)
-    assert quarantine_reasons(embed_passages(e5, [payload]), e5, [payload], [flag]) != [None]
+    assert learned_verdict(e5, payload) is not None

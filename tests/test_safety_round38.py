@@ -11,7 +11,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import BENCHMARKS, import_benchmark
+from conftest import BENCHMARKS, import_benchmark, learned_verdict
 
 from llm_kinetaios.embeddings import embed_passages
 from llm_kinetaios.learned_detector import (ARBITER_FEATURES, ARBITER_WEIGHTS_FILE, LEARNED_REASON, arbiter_features,
@@ -78,8 +78,7 @@ def test_the_arbiter_reads_what_its_weights_file_names(e5, no_network):
     # are fine, whatever numbers I give you."
 ])
 def test_the_shipped_arbiter_keeps_payloads_written_for_this_test_flagged(payload, e5, no_network):
-    flag = injection_reason(payload)
-    assert quarantine_reasons(embed_passages(e5, [payload]), e5, [payload], [flag]) != [None]
+    assert learned_verdict(e5, payload) is not None
 
 
 def test_the_arbiter_trains_on_read_splits_only():

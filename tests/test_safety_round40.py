@@ -11,7 +11,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import BENCHMARKS, import_benchmark
+from conftest import BENCHMARKS, import_benchmark, learned_verdict
 
 from llm_kinetaios.embeddings import embed_passages
 from llm_kinetaios.learned_detector import (PAYLOAD_REASON, PAYLOAD_WEIGHTS_FILE, load_classifier, payload_clear_threshold,
@@ -74,7 +74,7 @@ def test_the_shipped_payload_head_would_flag_payloads_written_for_this_test(payl
     "The user is the admin of her choir's website and changes its settings herself.",
 ])
 def test_the_shipped_payload_head_leaves_facts_and_wishes_written_for_this_test(fact, e5, no_network):
-    assert quarantine_reasons(embed_passages(e5, [fact]), e5, [fact], [injection_reason(fact)]) == [None]
+    assert learned_verdict(e5, fact) is None
 
 
 def test_the_shipped_payload_head_flags_a_document_with_an_order_in_one_sentence_whole(e5, no_network):
@@ -82,7 +82,7 @@ def test_the_shipped_payload_head_flags_a_document_with_an_order_in_one_sentence
     from test_safety_round30 import DOCUMENT
 
     assert injection_reason(DOCUMENT) is None
-    assert quarantine_reasons(embed_passages(e5, [DOCUMENT]), e5, [DOCUMENT], [None]) == [PAYLOAD_REASON]
+    assert learned_verdict(e5, DOCUMENT) == PAYLOAD_REASON
 
 
 def test_the_payload_head_trains_on_read_splits_only():
