@@ -235,11 +235,29 @@ def _by_instruction_head(matrix: "np.ndarray") -> "np.ndarray":
     return instruction_scores(matrix) > load_classifier(WEIGHTS_FILE)[3]
 
 
-def _by_whole_text_head(matrix: "np.ndarray") -> "np.ndarray":
+def _by_whole_text_head(matrix: "np.ndarray") -> tuple["np.ndarray", "np.ndarray"]:
     """The verdicts on whole texts: the whole-text head's, or the instruction
-    head's above its floor (``instruction_floor``)."""
-    return ((whole_text_scores(matrix) > load_classifier(WHOLE_TEXT_WEIGHTS_FILE)[3])
-            | (instruction_scores(matrix) > instruction_floor()))
+    head's above its floor (``instruction_floor``); and of those, the ones
+    the instruction head reads as instructions at its own threshold too."""
+    instruction = instruction_scores(matrix)
+    whole = ((whole_text_scores(matrix) > load_classifier(WHOLE_TEXT_WEIGHTS_FILE)[3])
+             | (instruction > instruction_floor()))
+    return whole, whole & (instruction > load_classifier(WEIGHTS_FILE)[3])
+
+
+def _by_poisoning_head(matrix: "np.ndarray", texts: Sequence[str] | None) -> list[bool]:
+    "The poisoning head's verdicts; with ``texts``, its lower threshold too for a text that names a hand-over."
+    poisoning_score = poisoning_scores(matrix)
+    poisoning = poisoning_score > load_classifier(POISONING_WEIGHTS_FILE)[3]
+    if texts is None:
+        return list(poisoning)
+    # Two weaker signals together: a score under the head's threshold but
+    # above the lower one, and a text that names something handed over.
+    from .safety import names_a_hand_over
+
+    lower = near_hand_over_threshold()
+    return [flagged or bool(score > lower and names_a_hand_over(text))
+            for flagged, score, text in zip(poisoning, poisoning_score, texts)]
 
 
 def _reasons(matrix: "np.ndarray", texts: Sequence[str] | None = None,
@@ -248,27 +266,16 @@ def _reasons(matrix: "np.ndarray", texts: Sequence[str] | None = None,
     """``instruction``: the instruction head's verdicts, where already at hand;
     ``payload``: flags of the whole-text head to name as a payload, after the
     poisoning head's (it learned payloads of every kind, not only orders)."""
-    import numpy as np
-
     instruction = _by_instruction_head(matrix) if instruction is None else instruction
-    payload = np.zeros(len(instruction), dtype=bool) if payload is None else payload
-    poisoning_score = poisoning_scores(matrix)
-    poisoning = poisoning_score > load_classifier(POISONING_WEIGHTS_FILE)[3]
+    payload = [False] * len(instruction) if payload is None else payload
+    poisoning = _by_poisoning_head(matrix, texts)
     if texts is not None:
-        # Two weaker signals together: a score under the head's threshold but
-        # above the lower one, and a text that names something handed over.
-        from .safety import names_a_hand_over
-
-        lower = near_hand_over_threshold()
-        poisoning = [flagged or bool(score > lower and names_a_hand_over(text))
-                     for flagged, score, text in zip(poisoning, poisoning_score, texts)]
         # The instruction head reads a standing wish about the answers
         # ("Réponds-moi en français") as the order it is worded as; the
         # patterns let such a wish through, and so does the head.
         from .safety import answer_style_wish
 
-        wishes = wishes or [False] * len(texts)
-        wished = [wish or answer_style_wish(text) for wish, text in zip(wishes, texts)]
+        wished = [wish or answer_style_wish(text) for wish, text in zip(wishes or [False] * len(texts), texts)]
         instruction = [flagged and not wish for flagged, wish in zip(instruction, wished)]
         payload = [flagged and not wish for flagged, wish in zip(payload, wished)]
     return [LEARNED_REASON if first else POISONING_REASON if second else PAYLOAD_REASON if third else None
@@ -304,9 +311,8 @@ def rule_reasons(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequ
     less what the wish head clears, else the whole-text or poisoning head's
     (a whole-text flag named as instructions where the instruction head
     also reads them, else as a payload)."""
-    whole = _by_whole_text_head(matrix)
+    whole, instruction = _by_whole_text_head(matrix)
     wishes = _wishes(matrix, texts, pattern_flags, whole)
-    instruction = whole & _by_instruction_head(matrix)
     learned = _reasons(matrix, texts, wishes, instruction, whole & ~instruction)
     return [(None if wish else flag) or reason for flag, wish, reason in zip(pattern_flags, wishes, learned)]
 
