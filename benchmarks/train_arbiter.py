@@ -38,13 +38,15 @@ from train_injection_classifier import CORPORA, embed, logit, rows
 from train_poisoning_classifier import fit_standardised, ship
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "arbiter_classifier.json"
-READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 48)), "directed", "directed2", "directed3")
+READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 48)), "fresh66", "fresh67", "fresh68",
+               "directed", "directed2", "directed3")
 # fresh48 to fresh50: the thirty-eighth round's report sets; fresh51 to fresh53: its gate;
 # fresh54 to fresh56: the thirty-ninth round's report sets; fresh57 to fresh59: the fortieth's;
 # fresh60 to fresh62: measured with the fortieth's code; fresh63 to fresh65: the forty-third's;
-# fresh66 to fresh68: written during the forty-third; fresh69 to fresh71: the forty-fourth's;
-# fresh72 to fresh74: written during it; fresh75 to fresh77: the forty-fifth's, measured once.
-UNREAD_SPLITS = tuple(f"fresh{n}" for n in range(48, 78))
+# fresh69 to fresh71: the forty-fourth's; fresh72 to fresh74: written during it;
+# fresh75 to fresh77: the forty-fifth's, measured once; fresh78 to fresh80: the forty-seventh's.
+# fresh66 to fresh68, read after their measurement, joined the read splits in the forty-seventh.
+UNREAD_SPLITS = (*(f"fresh{n}" for n in range(48, 66)), *(f"fresh{n}" for n in range(69, 81)))
 STRENGTH = 1e-3
 PAYLOAD_BUDGET = 0.005
 

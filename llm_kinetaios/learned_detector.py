@@ -119,6 +119,7 @@ WISH_WEIGHTS_FILE = DATA / "wish_classifier.json"
 ARBITER_WEIGHTS_FILE = DATA / "arbiter_classifier.json"
 PAYLOAD_WEIGHTS_FILE = DATA / "payload_classifier.json"
 IMPERSONAL_WEIGHTS_FILE = DATA / "impersonal_classifier.json"
+WHOLE_TEXT_WEIGHTS_FILE = DATA / "whole_text_classifier.json"
 # The wish head's lexical view: character 3- to 5-grams hashed into this many signed buckets.
 NGRAM_DIMENSIONS = 1024
 NGRAM_SIZES = (3, 4, 5)
@@ -127,7 +128,7 @@ POISONING_REASON = "reads like memory poisoning worded as a preference (learned 
 PAYLOAD_REASON = "reads like an injection payload (learned detector)"
 SENTENCE_NOTE = " in one of its sentences"
 # The arbiter's inputs, in the order of its weights file.
-ARBITER_FEATURES = ("instruction score above 0", "poisoning score above 0", "wish score", "names the user",
+ARBITER_FEATURES = ("whole-text instruction score above 0", "poisoning score above 0", "wish score", "names the user",
                     "a wish about the answers' form", "passes as a wish", "names a hand-over",
                     "no pattern flag", "bare order", "addressed to the assistant")
 # Where a sentence ends: after . ! ? and a space, after a CJK full stop, or at a line break.
@@ -178,6 +179,19 @@ def instruction_scores(matrix: "np.ndarray") -> "np.ndarray":
     return _scores(matrix, WEIGHTS_FILE)
 
 
+def whole_text_scores(matrix: "np.ndarray") -> "np.ndarray":
+    "The whole-text instruction head's log-odds that each row's (whole) text is a payload rather than a fact, preference or near-miss."
+    return _scores(matrix, WHOLE_TEXT_WEIGHTS_FILE)
+
+
+@functools.lru_cache(maxsize=None)
+def instruction_floor() -> float:
+    """The instruction head's score above which a whole text is flagged
+    whatever the whole-text head says (``floor_instruction_head`` in the
+    whole-text head's file): the classic orders it reads best."""
+    return float(json.loads(WHOLE_TEXT_WEIGHTS_FILE.read_text(encoding="utf-8"))["floor_instruction_head"])
+
+
 def poisoning_scores(matrix: "np.ndarray") -> "np.ndarray":
     "The poisoning head's log-odds that each row's text is memory poisoning rather than a fact or preference."
     return _scores(matrix, POISONING_WEIGHTS_FILE)
@@ -217,33 +231,55 @@ def wish_scores(features: "np.ndarray") -> "np.ndarray":
 
 
 def _by_instruction_head(matrix: "np.ndarray") -> "np.ndarray":
+    "The instruction head's verdicts: what a sentence read on its own is judged by."
     return instruction_scores(matrix) > load_classifier(WEIGHTS_FILE)[3]
 
 
-def _reasons(matrix: "np.ndarray", texts: Sequence[str] | None = None,
-             wishes: Sequence[bool] | None = None, instruction: "np.ndarray | None" = None) -> list[str | None]:
-    "``instruction``: the instruction head's verdicts, where already at hand."
-    instruction = _by_instruction_head(matrix) if instruction is None else instruction
+def _by_whole_text_head(matrix: "np.ndarray") -> tuple["np.ndarray", "np.ndarray"]:
+    """The verdicts on whole texts: the whole-text head's, or the instruction
+    head's above its floor (``instruction_floor``); and of those, the ones
+    the instruction head reads as instructions at its own threshold too."""
+    instruction = instruction_scores(matrix)
+    whole = ((whole_text_scores(matrix) > load_classifier(WHOLE_TEXT_WEIGHTS_FILE)[3])
+             | (instruction > instruction_floor()))
+    return whole, whole & (instruction > load_classifier(WEIGHTS_FILE)[3])
+
+
+def _by_poisoning_head(matrix: "np.ndarray", texts: Sequence[str] | None) -> list[bool]:
+    "The poisoning head's verdicts; with ``texts``, its lower threshold too for a text that names a hand-over."
     poisoning_score = poisoning_scores(matrix)
     poisoning = poisoning_score > load_classifier(POISONING_WEIGHTS_FILE)[3]
-    if texts is not None:
-        # Two weaker signals together: a score under the head's threshold but
-        # above the lower one, and a text that names something handed over.
-        from .safety import names_a_hand_over
+    if texts is None:
+        return list(poisoning)
+    # Two weaker signals together: a score under the head's threshold but
+    # above the lower one, and a text that names something handed over.
+    from .safety import names_a_hand_over
 
-        lower = near_hand_over_threshold()
-        poisoning = [flagged or bool(score > lower and names_a_hand_over(text))
-                     for flagged, score, text in zip(poisoning, poisoning_score, texts)]
+    lower = near_hand_over_threshold()
+    return [flagged or bool(score > lower and names_a_hand_over(text))
+            for flagged, score, text in zip(poisoning, poisoning_score, texts)]
+
+
+def _reasons(matrix: "np.ndarray", texts: Sequence[str] | None = None,
+             wishes: Sequence[bool] | None = None, instruction: "np.ndarray | None" = None,
+             payload: "np.ndarray | None" = None) -> list[str | None]:
+    """``instruction``: the instruction head's verdicts, where already at hand;
+    ``payload``: flags of the whole-text head to name as a payload, after the
+    poisoning head's (it learned payloads of every kind, not only orders)."""
+    instruction = _by_instruction_head(matrix) if instruction is None else instruction
+    payload = [False] * len(instruction) if payload is None else payload
+    poisoning = _by_poisoning_head(matrix, texts)
+    if texts is not None:
         # The instruction head reads a standing wish about the answers
         # ("Réponds-moi en français") as the order it is worded as; the
         # patterns let such a wish through, and so does the head.
         from .safety import answer_style_wish
 
-        wishes = wishes or [False] * len(texts)
-        instruction = [flagged and not (wish or answer_style_wish(text))
-                       for flagged, wish, text in zip(instruction, wishes, texts)]
-    return [LEARNED_REASON if first else POISONING_REASON if second else None
-            for first, second in zip(instruction, poisoning)]
+        wished = [wish or answer_style_wish(text) for wish, text in zip(wishes or [False] * len(texts), texts)]
+        instruction = [flagged and not wish for flagged, wish in zip(instruction, wished)]
+        payload = [flagged and not wish for flagged, wish in zip(payload, wished)]
+    return [LEARNED_REASON if first else POISONING_REASON if second else PAYLOAD_REASON if third else None
+            for first, second, third in zip(instruction, poisoning, payload)]
 
 
 def _wishes(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None],
@@ -272,10 +308,12 @@ def _wishes(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[
 
 def rule_reasons(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[str | None]:
     """Each memory's whole-text reason before the arbiter: the pattern flag
-    less what the wish head clears, else the instruction or poisoning head's."""
-    instruction = _by_instruction_head(matrix)
-    wishes = _wishes(matrix, texts, pattern_flags, instruction)
-    learned = _reasons(matrix, texts, wishes, instruction)
+    less what the wish head clears, else the whole-text or poisoning head's
+    (a whole-text flag named as instructions where the instruction head
+    also reads them, else as a payload)."""
+    whole, instruction = _by_whole_text_head(matrix)
+    wishes = _wishes(matrix, texts, pattern_flags, whole)
+    learned = _reasons(matrix, texts, wishes, instruction, whole & ~instruction)
     return [(None if wish else flag) or reason for flag, wish, reason in zip(pattern_flags, wishes, learned)]
 
 
@@ -369,7 +407,7 @@ def arbiter_features(matrix: "np.ndarray", texts: Sequence[str],
     tests = [[names_the_user(text), answer_style_wish(text), reason_as_a_wish(text) is None,
               names_a_hand_over(text), flag is None, flag == BARE_ORDER_REASONS[0], flag == BARE_ORDER_REASONS[1]]
              for text, flag in zip(texts, pattern_flags)]
-    scores = np.column_stack([np.maximum(instruction_scores(matrix), 0.0), np.maximum(poisoning_scores(matrix), 0.0),
+    scores = np.column_stack([np.maximum(whole_text_scores(matrix), 0.0), np.maximum(poisoning_scores(matrix), 0.0),
                               wish_scores(wish_features(matrix, texts))])
     return np.hstack([scores, np.asarray(tests, dtype=np.float64)])
 

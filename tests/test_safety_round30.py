@@ -26,8 +26,9 @@ FACTS = "I keep two hives at the allotment. My partner does the extracting in Au
 def payload_head_silent(heads_score):
     """The payload head (fortieth round) flags DOCUMENT whole
     (tests/test_safety_round40.py); held neutral here, where the sentence
-    step is what is tested; so is the impersonal head (forty-third round)."""
-    heads_score(payload=0.0, impersonal=0.0)
+    step is what is tested; so are the impersonal head (forty-third round)
+    and the whole-text head (forty-seventh), which flags DOCUMENT whole too."""
+    heads_score(payload=0.0, impersonal=0.0, whole_text=0.0)
 
 
 def test_sentences_split_at_stops_cjk_stops_and_line_breaks_and_drop_fragments():
