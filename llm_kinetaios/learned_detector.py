@@ -131,9 +131,14 @@ ARBITER_WEIGHTS_FILE = DATA / "arbiter_classifier.json"
 PAYLOAD_WEIGHTS_FILE = DATA / "payload_classifier.json"
 IMPERSONAL_WEIGHTS_FILE = DATA / "impersonal_classifier.json"
 WHOLE_TEXT_WEIGHTS_FILE = DATA / "whole_text_classifier.json"
+TOPIC_WEIGHTS_FILE = DATA / "topic_classifier.json"
 # The wish head's lexical view: character 3- to 5-grams hashed into this many signed buckets.
 NGRAM_DIMENSIONS = 1024
 NGRAM_SIZES = (3, 4, 5)
+# The patterns' reasons that facts of llm users' trades draw ("I write the system
+# prompts for our support bot"), which the topic head may clear.
+TOPIC_REASONS = ("instructions to the model", "request for the model's prompt or secrets",
+                 "grants the assistant powers or sends data away")
 LEARNED_REASON = "reads like instructions to a model (learned detector)"
 POISONING_REASON = "reads like memory poisoning worded as a preference (learned detector)"
 PAYLOAD_REASON = "reads like an injection payload (learned detector)"
@@ -404,6 +409,39 @@ def _clear_impersonal(matrix: "np.ndarray", texts: Sequence[str], pattern_flags:
     return reasons
 
 
+def topic_clearable(text: str, pattern_flag: str | None) -> bool:
+    """Whether the topic head reads a memory: a pattern flag of one of
+    ``TOPIC_REASONS`` that is more than a bare order or "you" (those are the
+    wish head's, the arbiter's and the impersonal head's to clear)."""
+    from .safety import BARE_ORDER_REASONS, reason_as_a_wish
+
+    return pattern_flag in TOPIC_REASONS and not (pattern_flag in BARE_ORDER_REASONS and reason_as_a_wish(text) is None)
+
+
+def topic_scores(features: "np.ndarray") -> "np.ndarray":
+    "The topic head's log-odds that each row (of ``wish_features``) is a payload rather than a fact or wish about the topic."
+    return _scores(features, TOPIC_WEIGHTS_FILE)
+
+
+def clear_topics(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[str | None]:
+    """``pattern_flags`` less the ones the topic head clears: a flag it may
+    read (``topic_clearable``) on a text it scores below its threshold, at
+    most one in 1,000 of either family's read payloads out of split. Every
+    other check then reads the memory as one no pattern flagged."""
+    import numpy as np
+
+    chosen = [index for index, (text, flag) in enumerate(zip(texts, pattern_flags)) if topic_clearable(text, flag)]
+    flags = list(pattern_flags)
+    if not chosen:
+        return flags
+    features = wish_features(np.asarray(matrix)[chosen], [texts[index] for index in chosen])
+    threshold = load_classifier(TOPIC_WEIGHTS_FILE)[3]
+    for index, score in zip(chosen, topic_scores(features)):
+        if score < threshold:
+            flags[index] = None
+    return flags
+
+
 def arbiter_features(matrix: "np.ndarray", texts: Sequence[str],
                      pattern_flags: Sequence[str | None]) -> "np.ndarray":
     """What the arbiter reads of each memory (``ARBITER_FEATURES``): the
@@ -497,6 +535,7 @@ def quarantine_reasons(matrix: "np.ndarray | None", embedding_model, texts: Sequ
     manager that yields a callable told how many are done (the CLI's bar)."""
     if matrix is None or len(matrix) == 0 or not applies_to(embedding_model):
         return list(pattern_flags)
+    pattern_flags = clear_topics(matrix, texts, pattern_flags)
     reasons = _quarantine(matrix, texts, pattern_flags)
     return _sentence_reasons(embedding_model, texts, pattern_flags, reasons, progress or _no_progress)
 
@@ -573,6 +612,6 @@ def stored_reasons(vectors: dict[str, tuple[str, bytes]], texts: dict[str, str],
             if model == model_id and len(blob) == 4 * len(weights)}
     if not rows:
         return {}
-    reasons = _quarantine(np.stack(list(rows.values())), [texts[memory_id] for memory_id in rows],
-                          [pattern_flags.get(memory_id) for memory_id in rows])
+    matrix, chosen = np.stack(list(rows.values())), [texts[memory_id] for memory_id in rows]
+    reasons = _quarantine(matrix, chosen, clear_topics(matrix, chosen, [pattern_flags.get(memory_id) for memory_id in rows]))
     return dict(zip(rows, reasons))

@@ -165,7 +165,8 @@ def e5(no_network):
 @pytest.fixture
 def heads_score(monkeypatch):
     """Set learned heads' scores for every row they read, by head (``instruction``, ``whole_text``,
-    ``poisoning``, ``wish``, ``arbiter``, ``payload``, ``impersonal``: ``learned_detector.<head>_scores``);
+    ``poisoning``, ``wish``, ``arbiter``, ``payload``, ``impersonal``, ``topic``:
+    ``learned_detector.<head>_scores``);
     a head not named keeps its shipped weights."""
     import numpy as np
 
@@ -180,6 +181,6 @@ def heads_score(monkeypatch):
 @pytest.fixture
 def wish_head_says(heads_score):
     """Set the learned wish head's verdict for every row it reads; the instruction, whole-text and poisoning
-    heads see nothing, and the payload and impersonal heads neither flag nor clear."""
+    heads see nothing, the payload and impersonal heads neither flag nor clear, the topic head clears nothing."""
     return lambda value: heads_score(wish=value, instruction=-50.0, whole_text=-50.0, poisoning=-50.0, payload=0.0,
-                                     impersonal=0.0)
+                                     impersonal=0.0, topic=50.0)

@@ -26,12 +26,12 @@ FACT = "The user keeps bees on an allotment."
 
 @pytest.fixture
 def scores_set(heads_score):
-    """Set the arbiter's score for every row it reads; the wish head clears nothing, the other heads as
+    """Set the arbiter's score for every row it reads; the wish and topic heads clear nothing, the other heads as
     given (the whole-text head, forty-seventh round, sees nothing; the instruction head's score stands above
     its floor), and the payload head (fortieth) and the impersonal head (forty-third) neither flag nor clear."""
     def set_to(arbiter: float, instruction: float = -50.0):
         heads_score(arbiter=arbiter, wish=-50.0, instruction=instruction, whole_text=-50.0, poisoning=-50.0,
-                    payload=0.0, impersonal=0.0)
+                    payload=0.0, impersonal=0.0, topic=50.0)
     return set_to
 
 

@@ -22,10 +22,10 @@ from test_safety_round38 import FACT, HARM, NO_ONE_NAMED, WISH
 
 @pytest.fixture
 def payload_head_says(heads_score):
-    """Set the payload head's score for every row; the wish head, the arbiter and the impersonal head
+    """Set the payload head's score for every row; the wish, topic and impersonal heads and the arbiter
     clear nothing, the other heads flag nothing."""
     return lambda score: heads_score(payload=score, arbiter=50.0, wish=-50.0, instruction=-50.0, whole_text=-50.0,
-                                     poisoning=-50.0, impersonal=0.0)
+                                     poisoning=-50.0, impersonal=0.0, topic=50.0)
 
 
 def test_the_payload_head_flags_only_what_nothing_else_flagged(payload_head_says, e5):

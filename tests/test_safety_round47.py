@@ -24,11 +24,11 @@ TWO_SENTENCES = "The user keeps bees on an allotment. The hives stand behind the
 @pytest.fixture
 def whole_text_says(heads_score):
     """Set the whole-text head's and the instruction head's scores for every row (sentences too);
-    the poisoning head as given, the wish head and the arbiter clear nothing, the payload and
+    the poisoning head as given, the wish and topic heads and the arbiter clear nothing, the payload and
     impersonal heads neither flag nor clear."""
     def set_to(whole_text: float, instruction: float = -50.0, poisoning: float = -50.0):
         heads_score(whole_text=whole_text, instruction=instruction, poisoning=poisoning, wish=-50.0, arbiter=50.0,
-                    payload=0.0, impersonal=0.0)
+                    payload=0.0, impersonal=0.0, topic=50.0)
     return set_to
 
 
