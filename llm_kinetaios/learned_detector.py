@@ -5,7 +5,7 @@ multilingual-e5-small, the same vector also says whether the text reads
 like instructions to a model. One dot product per memory on a vector the
 write path has computed anyway, so it costs nothing measurable.
 
-Seven heads, each a logistic regression with weights shipped in ``data/``:
+Eight heads, each a logistic regression with weights shipped in ``data/``:
 
 * the instruction head (``injection_classifier.json``, from
   ``benchmarks/train_injection_classifier.py``): does the text read like
@@ -86,6 +86,18 @@ Seven heads, each a logistic regression with weights shipped in ``data/``:
   clears, below a score that clears one in 1,000 of either family's
   payloads out of split, and never a flag a pattern names as more than a
   bare order or "you" (``impersonal_clearable``).
+
+* the topic head (``topic_classifier.json``, from
+  ``benchmarks/train_topic_classifier.py``): of the memories three strong
+  patterns flag (``TOPIC_REASONS``), which are a fact about the topic ("I
+  red-team our support bot by trying to make it reveal its system prompt")
+  rather than the order itself? People who build with language models state
+  such facts every day, and no other head may clear a strong pattern's flag.
+  Trained on that population of the read splits and of the training sets
+  written about their trades, on what the wish head reads. It runs first and
+  only clears, below a score that clears one in 1,000 of either family's
+  payloads out of split; every other check then reads the memory as one no
+  pattern flagged (``clear_topics``).
 
 A memory is quarantined when the whole-text head (or the instruction head
 above its floor), the poisoning head, the payload head or
@@ -525,7 +537,8 @@ def quarantine_reasons(matrix: "np.ndarray | None", embedding_model, texts: Sequ
     """Each memory's quarantine reason once the heads have read its vector
     (rows of ``matrix``, unit-length passage vectors of ``embedding_model``):
     ``pattern_flags`` (what ``safety.injection_reason`` named for ``texts``)
-    less the bare-order flags the wish head clears, then the whole-text and
+    less the strong flags the topic head clears and the bare-order flags the
+    wish head clears, then the whole-text and
     poisoning heads' reasons (and the instruction head's above its floor),
     less the soft flags the arbiter and the impersonal head clear, then the
     payload head's word, then the instruction and poisoning heads' reasons
