@@ -34,7 +34,7 @@ import argparse
 import numpy as np
 
 from _common import REPO_ROOT, markdown_table
-from train_payload_classifier import CLEAR_BUDGET, READ_SPLITS, UNREAD_SPLITS, clear_threshold, read_and_embed
+from train_payload_classifier import READ_SPLITS, UNREAD_SPLITS, clearing_table, family_clear_thresholds, read_and_embed
 from train_poisoning_classifier import out_of_split, ship
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "impersonal_classifier.json"
@@ -56,13 +56,10 @@ def main() -> None:
     x = wish_features(vectors[chosen], [text for text, keep in zip(texts, chosen) if keep])
     y, own, splits = y[chosen], own[chosen], splits[chosen]
     scores = out_of_split(x, y, splits, STRENGTH)
-    budget = {mine: int(CLEAR_BUDGET * payloads[mine]) for mine in (True, False)}
-    thresholds = {mine: clear_threshold(scores[(y == 1) & (own == mine)], payloads[mine]) for mine in (True, False)}
+    thresholds = family_clear_thresholds(scores, y, own, payloads)
     threshold = min(thresholds.values())
     cleared = (scores < threshold) & clearable
-    table = [[name, payloads[mine], budget[mine], int(((y == 1) & (own == mine)).sum()),
-              int((cleared & (y == 1) & (own == mine)).sum()), f"{thresholds[mine]:.3f}"]
-             for name, mine in (("payloads, our own", True), ("payloads, third-party", False))]
+    table = clearing_table(y, own, payloads, cleared, thresholds)
     print(markdown_table(["read entries", "read payloads", "budget", "soft-flagged, naming no one",
                           "cleared out of split", "its threshold"], table))
     print(f"\nnamed by a pattern as more than a bare order, never cleared: {int((~clearable & (y == 1)).sum())} payloads, "

@@ -76,6 +76,21 @@ def clear_threshold(payload_scores: np.ndarray, read_payloads: int) -> float:
     return float(ranked[allowed]) if allowed < len(ranked) else float("inf")
 
 
+def family_clear_thresholds(scores: np.ndarray, y: np.ndarray, own: np.ndarray,
+                            read_payloads: dict[bool, int]) -> dict[bool, float]:
+    "Each source family's clearing threshold (``clear_threshold``; our own writing: True); the stricter one is shipped."
+    return {mine: clear_threshold(scores[(y == 1) & (own == mine)], read_payloads[mine]) for mine in (True, False)}
+
+
+def clearing_table(y: np.ndarray, own: np.ndarray, read_payloads: dict[bool, int], cleared: np.ndarray,
+                   thresholds: dict[bool, float]) -> list[list[object]]:
+    """Per source family: its read payloads, the budget they allow, the
+    population's payloads, those cleared out of split, the family's threshold."""
+    return [[name, read_payloads[mine], int(CLEAR_BUDGET * read_payloads[mine]), int(((y == 1) & (own == mine)).sum()),
+             int((cleared & (y == 1) & (own == mine)).sum()), f"{thresholds[mine]:.3f}"]
+            for name, mine in (("payloads, our own", True), ("payloads, third-party", False))]
+
+
 def read_and_embed(splits: tuple[str, ...] = READ_SPLITS, unread: tuple[str, ...] = UNREAD_SPLITS):
     """The entries of ``splits`` the write check does not refuse
     (``train_arbiter.read_entries``): their texts, pattern flags and e5
