@@ -45,9 +45,10 @@ READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 48)), "fresh66",
 # fresh60 to fresh62: measured with the fortieth's code; fresh63 to fresh65: the forty-third's;
 # fresh69 to fresh71: the forty-fourth's; fresh72 to fresh74: written during it;
 # fresh75 to fresh77: the forty-fifth's, measured once; fresh78 to fresh80: the forty-seventh's;
-# fresh81 to fresh83: the forty-eighth's (nothing kept); fresh84 to fresh86: the forty-ninth's.
+# fresh81 to fresh83: the forty-eighth's (nothing kept); fresh84 to fresh86: the forty-ninth's;
+# fresh87 to fresh89: kept for the next round.
 # fresh66 to fresh68, read after their measurement, joined the read splits in the forty-seventh.
-UNREAD_SPLITS = (*(f"fresh{n}" for n in range(48, 66)), *(f"fresh{n}" for n in range(69, 87)))
+UNREAD_SPLITS = (*(f"fresh{n}" for n in range(48, 66)), *(f"fresh{n}" for n in range(69, 90)))
 STRENGTH = 1e-3
 PAYLOAD_BUDGET = 0.005
 

@@ -46,7 +46,7 @@ WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "whole_text_classifier.json"
 READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 48)), "fresh51", "fresh52", "fresh53",
                "fresh66", "fresh67", "fresh68")
 UNREAD_SPLITS = (*(f"fresh{n}" for n in range(48, 51)), *(f"fresh{n}" for n in range(54, 66)),
-                 *(f"fresh{n}" for n in range(69, 87)), "trade1", "trade2", "trade3")
+                 *(f"fresh{n}" for n in range(69, 90)), "trade1", "trade2", "trade3")
 STRENGTH = 1e-2
 BENIGN_BUDGET = 0.005
 FLOOR_BUDGET = 0.001
