@@ -41,7 +41,7 @@ import numpy as np
 from _common import REPO_ROOT, markdown_table
 from train_arbiter import read_entries
 from train_injection_classifier import embed
-from train_poisoning_classifier import fit_standardised, out_of_split, ship
+from train_poisoning_classifier import fit_standardised, out_of_split, ship, threshold_for
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "payload_classifier.json"
 # fresh51 to fresh53 were the thirty-eighth round's gate for the arbiter and are read now.
@@ -65,8 +65,7 @@ CLEAR_BUDGET = 0.001
 
 def flag_threshold(passed_benign_scores: np.ndarray) -> float:
     "The score above which at most FLAG_BUDGET of these ordinary and near-miss entries lie."
-    ranked = np.sort(passed_benign_scores)[::-1]
-    return float(ranked[int(FLAG_BUDGET * len(ranked))])
+    return threshold_for(passed_benign_scores, FLAG_BUDGET)
 
 
 def clear_threshold(payload_scores: np.ndarray, read_payloads: int) -> float:

@@ -121,10 +121,10 @@ def out_of_split(x: np.ndarray, y: np.ndarray, splits: np.ndarray, strength: flo
     return scores
 
 
-def threshold_for(negative_scores: np.ndarray) -> float:
-    "The score above which at most NEGATIVE_BUDGET of these negatives lie."
+def threshold_for(negative_scores: np.ndarray, budget: float = NEGATIVE_BUDGET) -> float:
+    "The score above which at most ``budget`` (NEGATIVE_BUDGET unless told) of these negatives lie."
     ranked = np.sort(negative_scores)[::-1]
-    allowed = int(NEGATIVE_BUDGET * len(ranked))
+    allowed = int(budget * len(ranked))
     return float(ranked[allowed]) if allowed < len(ranked) else float(ranked[-1])
 
 

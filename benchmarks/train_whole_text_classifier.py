@@ -33,29 +33,17 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 from _common import REPO_ROOT, markdown_table
-from train_injection_classifier import write_weights
-from train_payload_classifier import read_and_embed
-from train_poisoning_classifier import fit_standardised, out_of_split
+from train_payload_classifier import READ_SPLITS, UNREAD_SPLITS as PAYLOAD_HEAD_UNREAD_SPLITS, read_and_embed
+from train_poisoning_classifier import out_of_split, ship, threshold_for
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "whole_text_classifier.json"
-# Every split the payload head reads, and fresh66 to fresh68, read after
-# their measurement in the forty-fourth round.
-READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 48)), "fresh51", "fresh52", "fresh53",
-               "fresh66", "fresh67", "fresh68")
-UNREAD_SPLITS = (*(f"fresh{n}" for n in range(48, 51)), *(f"fresh{n}" for n in range(54, 66)),
-                 *(f"fresh{n}" for n in range(69, 90)), "trade1", "trade2", "trade3")
+# Reads every split the payload head reads (fresh66 to fresh68 among them);
+# never the payload head's unread splits nor the training sets trade1 to trade3.
+UNREAD_SPLITS = (*PAYLOAD_HEAD_UNREAD_SPLITS, "trade1", "trade2", "trade3")
 STRENGTH = 1e-2
 BENIGN_BUDGET = 0.005
 FLOOR_BUDGET = 0.001
-
-
-def above_budget(benign_scores: np.ndarray, budget: float) -> float:
-    "The score above which at most ``budget`` of these benign entries lie."
-    ranked = np.sort(benign_scores)[::-1]
-    return float(ranked[int(budget * len(ranked))])
 
 
 def main() -> None:
@@ -66,9 +54,9 @@ def main() -> None:
     args = parser.parse_args()
     texts, _, vectors, y, own, splits, _ = read_and_embed(READ_SPLITS, UNREAD_SPLITS)
     scores = out_of_split(vectors, y, splits, STRENGTH)
-    threshold = above_budget(scores[y == 0], BENIGN_BUDGET)
+    threshold = threshold_for(scores[y == 0], BENIGN_BUDGET)
     shipped = instruction_scores(vectors)
-    floor = above_budget(shipped[(y == 0) & (splits != "tune")], FLOOR_BUDGET)
+    floor = threshold_for(shipped[(y == 0) & (splits != "tune")], FLOOR_BUDGET)
     old = shipped > load_classifier()[3]
     new = (scores > threshold) | (shipped > floor)
     table = []
@@ -81,11 +69,7 @@ def main() -> None:
     print(f"\nthreshold {threshold:.3f} (logit, strength {STRENGTH}); instruction head's floor {floor:.3f} "
           f"(its own threshold {load_classifier()[3]:.3f})")
     if args.write:
-        weights, bias = fit_standardised(vectors, y, STRENGTH)
-        write_weights(WEIGHTS, STRENGTH, threshold, weights, bias, {"floor_instruction_head": round(floor, 4)})
-        load_classifier.cache_clear()
-        drift = np.abs(whole_text_scores(vectors) - (vectors @ weights + bias)).max()
-        print(f"its scores differ from the fitted ones by at most {drift:.4f}")
+        ship(WEIGHTS, vectors, y, STRENGTH, threshold, whole_text_scores, {"floor_instruction_head": round(floor, 4)})
 
 
 if __name__ == "__main__":

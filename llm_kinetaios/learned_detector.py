@@ -406,19 +406,25 @@ def _clear_impersonal(matrix: "np.ndarray", texts: Sequence[str], pattern_flags:
     (``impersonal_clearable``) that it scores below its threshold: at most
     one in 1,000 of either family's read payloads, out of split. It only
     clears; the payload head still has its word after it."""
-    import numpy as np
-
     chosen = [index for index, (text, flag, reason) in enumerate(zip(texts, pattern_flags, reasons))
               if impersonal_clearable(text, flag, reason)]
+    cleared = _below_threshold(impersonal_scores, IMPERSONAL_WEIGHTS_FILE, matrix, texts, chosen)
+    return [None if index in cleared else reason for index, reason in enumerate(reasons)]
+
+
+def _below_threshold(head_scores, weights_file: Path, matrix: "np.ndarray", texts: Sequence[str],
+                     chosen: Sequence[int]) -> set[int]:
+    """Which of the ``chosen`` rows a clearing head reading ``wish_features``
+    (the impersonal or the topic head: ``head_scores``, its weights in
+    ``weights_file``) scores below its threshold. Only those rows pay for
+    their n-grams."""
     if not chosen:
-        return reasons
-    features = wish_features(np.asarray(matrix)[chosen], [texts[index] for index in chosen])
-    threshold = load_classifier(IMPERSONAL_WEIGHTS_FILE)[3]
-    reasons = list(reasons)
-    for index, score in zip(chosen, impersonal_scores(features)):
-        if score < threshold:
-            reasons[index] = None
-    return reasons
+        return set()
+    import numpy as np
+
+    features = wish_features(np.asarray(matrix)[list(chosen)], [texts[index] for index in chosen])
+    threshold = load_classifier(weights_file)[3]
+    return {index for index, score in zip(chosen, head_scores(features)) if score < threshold}
 
 
 def topic_clearable(text: str, pattern_flag: str | None) -> bool:
@@ -440,18 +446,9 @@ def clear_topics(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequ
     read (``topic_clearable``) on a text it scores below its threshold, at
     most one in 1,000 of either family's read payloads out of split. Every
     other check then reads the memory as one no pattern flagged."""
-    import numpy as np
-
     chosen = [index for index, (text, flag) in enumerate(zip(texts, pattern_flags)) if topic_clearable(text, flag)]
-    flags = list(pattern_flags)
-    if not chosen:
-        return flags
-    features = wish_features(np.asarray(matrix)[chosen], [texts[index] for index in chosen])
-    threshold = load_classifier(TOPIC_WEIGHTS_FILE)[3]
-    for index, score in zip(chosen, topic_scores(features)):
-        if score < threshold:
-            flags[index] = None
-    return flags
+    cleared = _below_threshold(topic_scores, TOPIC_WEIGHTS_FILE, matrix, texts, chosen)
+    return [None if index in cleared else flag for index, flag in enumerate(pattern_flags)]
 
 
 def arbiter_features(matrix: "np.ndarray", texts: Sequence[str],
@@ -625,6 +622,7 @@ def stored_reasons(vectors: dict[str, tuple[str, bytes]], texts: dict[str, str],
             if model == model_id and len(blob) == 4 * len(weights)}
     if not rows:
         return {}
-    matrix, chosen = np.stack(list(rows.values())), [texts[memory_id] for memory_id in rows]
-    reasons = _quarantine(matrix, chosen, clear_topics(matrix, chosen, [pattern_flags.get(memory_id) for memory_id in rows]))
+    matrix, memory_texts = np.stack(list(rows.values())), [texts[memory_id] for memory_id in rows]
+    flags = clear_topics(matrix, memory_texts, [pattern_flags.get(memory_id) for memory_id in rows])
+    reasons = _quarantine(matrix, memory_texts, flags)
     return dict(zip(rows, reasons))
