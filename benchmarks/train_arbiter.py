@@ -46,9 +46,9 @@ READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 51)), *(f"fresh{
 # fresh69 to fresh71: the forty-fourth's; fresh72 to fresh74: written during it;
 # fresh75 to fresh77: the forty-fifth's, measured once; fresh78 to fresh80: the forty-seventh's;
 # fresh81 to fresh83: the forty-eighth's (nothing kept); fresh84 to fresh86: the forty-ninth's;
-# fresh87 to fresh89: kept for the next round.
+# fresh87 to fresh89: kept for the next round; fresh90 to fresh101: the fifty-second round's pool, written blind.
 # fresh66 to fresh68, read after their measurement, joined the read splits in the forty-seventh.
-UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 90)))
+UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 102)))
 STRENGTH = 1e-3
 PAYLOAD_BUDGET = 0.005
 

@@ -52,10 +52,11 @@ DIRECTED_SPLITS = ("directed", "directed2", "directed3")
 # the forty-first's; fresh63 to fresh65: the forty-third's; fresh69 to fresh71: the forty-fourth's;
 # fresh72 to fresh74: written during it; fresh75 to fresh77: the forty-fifth's, measured once;
 # fresh78 to fresh80: the forty-seventh's; fresh81 to fresh83: the forty-eighth's (nothing kept);
-# fresh84 to fresh86: the forty-ninth's; fresh87 to fresh89: kept for the next round.
+# fresh84 to fresh86: the forty-ninth's; fresh87 to fresh89: kept for the next round;
+# fresh90 to fresh101: the fifty-second round's pool, written blind.
 # fresh66 to fresh68, written during the forty-third and read after their measurement, joined the
 # read splits in the forty-seventh.
-UNREAD_SPLITS = tuple(f"fresh{n}" for n in range(87, 90))
+UNREAD_SPLITS = tuple(f"fresh{n}" for n in range(87, 102))
 STRENGTH = 1e-3
 FLAG_BUDGET = 0.001
 CLEAR_BUDGET = 0.001
