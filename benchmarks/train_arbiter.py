@@ -38,7 +38,7 @@ from train_injection_classifier import CORPORA, embed, logit, rows
 from train_poisoning_classifier import fit_standardised, ship
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "arbiter_classifier.json"
-READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 48)), "fresh66", "fresh67", "fresh68",
+READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 51)), *(f"fresh{n}" for n in range(54, 87)),
                "directed", "directed2", "directed3")
 # fresh48 to fresh50: the thirty-eighth round's report sets; fresh51 to fresh53: its gate;
 # fresh54 to fresh56: the thirty-ninth round's report sets; fresh57 to fresh59: the fortieth's;
@@ -48,7 +48,7 @@ READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 48)), "fresh66",
 # fresh81 to fresh83: the forty-eighth's (nothing kept); fresh84 to fresh86: the forty-ninth's;
 # fresh87 to fresh89: kept for the next round; fresh90 to fresh101: the fifty-second round's pool, written blind.
 # fresh66 to fresh68, read after their measurement, joined the read splits in the forty-seventh.
-UNREAD_SPLITS = (*(f"fresh{n}" for n in range(48, 66)), *(f"fresh{n}" for n in range(69, 102)))
+UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 102)))
 STRENGTH = 1e-3
 PAYLOAD_BUDGET = 0.005
 

@@ -45,8 +45,7 @@ from train_poisoning_classifier import fit_standardised, out_of_split, ship, thr
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "payload_classifier.json"
 # fresh51 to fresh53 were the thirty-eighth round's gate for the arbiter and are read now.
-READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 48)), "fresh51", "fresh52", "fresh53",
-               "fresh66", "fresh67", "fresh68")
+READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 87)))
 DIRECTED_SPLITS = ("directed", "directed2", "directed3")
 # fresh48 to fresh50, fresh54 to fresh56: the report sets of the thirty-eighth and
 # thirty-ninth rounds; fresh57 to fresh59: the fortieth round's; fresh60 to fresh62:
@@ -57,8 +56,7 @@ DIRECTED_SPLITS = ("directed", "directed2", "directed3")
 # fresh90 to fresh101: the fifty-second round's pool, written blind.
 # fresh66 to fresh68, written during the forty-third and read after their measurement, joined the
 # read splits in the forty-seventh.
-UNREAD_SPLITS = (*(f"fresh{n}" for n in range(48, 51)), *(f"fresh{n}" for n in range(54, 66)),
-                 *(f"fresh{n}" for n in range(69, 102)))
+UNREAD_SPLITS = tuple(f"fresh{n}" for n in range(87, 102))
 STRENGTH = 1e-3
 FLAG_BUDGET = 0.001
 CLEAR_BUDGET = 0.001

@@ -90,18 +90,18 @@ def test_the_payload_head_trains_on_read_splits_only():
     the sets kept for the next round, nor the poisoning head's training
     sets, which it is tested on instead."""
     training_script = import_benchmark("train_payload_classifier")
-    unread = {f"fresh{n}" for n in (48, 49, 50, *range(54, 66), *range(69, 102))}
+    unread = {f"fresh{n}" for n in range(87, 102)}
     assert unread == set(training_script.UNREAD_SPLITS)
     assert unread.isdisjoint(training_script.READ_SPLITS)
     assert set(training_script.DIRECTED_SPLITS).isdisjoint(training_script.READ_SPLITS)
     assert {"tune", "fresh", "fresh47", "fresh51", "fresh53"} <= set(training_script.READ_SPLITS)
     with pytest.raises(AssertionError):
-        training_script.read_entries(("fresh57",), training_script.UNREAD_SPLITS)
+        training_script.read_entries(("fresh90",), training_script.UNREAD_SPLITS)
     # The budgets: one in 1,000 of the benign entries above the flag threshold,
     # one in 1,000 of each family's payloads below the clear threshold.
     benign = np.arange(2000.0)
     assert (benign > training_script.flag_threshold(benign)).sum() == 2
     assert training_script.clear_threshold(np.arange(10.0), 2000) == 2.0
     assert training_script.clear_threshold(np.arange(10.0), 999) == 0.0
-    assert (BENCHMARKS / "corpora" / "fresh57" / "injection.jsonl").exists()
+    assert (BENCHMARKS / "corpora" / "fresh90" / "injection.jsonl").exists()
     assert json.loads(PAYLOAD_WEIGHTS_FILE.read_text())["threshold_clear"] == pytest.approx(payload_clear_threshold())

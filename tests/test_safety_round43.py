@@ -113,8 +113,8 @@ def test_the_impersonal_head_trains_on_the_payload_heads_read_splits_only():
     training_script = import_benchmark("train_impersonal_classifier")
     payload_script = import_benchmark("train_payload_classifier")
     assert training_script.READ_SPLITS == payload_script.READ_SPLITS
-    assert {f"fresh{n}" for n in (48, 49, 50, *range(54, 66), *range(69, 102))} == set(training_script.UNREAD_SPLITS)
+    assert {f"fresh{n}" for n in range(87, 102)} == set(training_script.UNREAD_SPLITS)
     assert set(training_script.UNREAD_SPLITS).isdisjoint(training_script.READ_SPLITS)
     with pytest.raises(AssertionError):
-        training_script.read_and_embed(("fresh63",), training_script.UNREAD_SPLITS)
-    assert (BENCHMARKS / "corpora" / "fresh63" / "injection.jsonl").exists()
+        training_script.read_and_embed(("fresh90",), training_script.UNREAD_SPLITS)
+    assert (BENCHMARKS / "corpora" / "fresh90" / "injection.jsonl").exists()
