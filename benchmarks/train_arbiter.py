@@ -40,15 +40,10 @@ from train_poisoning_classifier import fit_standardised, ship
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "arbiter_classifier.json"
 READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 51)), *(f"fresh{n}" for n in range(54, 87)),
                "directed", "directed2", "directed3")
-# fresh48 to fresh50: the thirty-eighth round's report sets; fresh51 to fresh53: its gate;
-# fresh54 to fresh56: the thirty-ninth round's report sets; fresh57 to fresh59: the fortieth's;
-# fresh60 to fresh62: measured with the fortieth's code; fresh63 to fresh65: the forty-third's;
-# fresh69 to fresh71: the forty-fourth's; fresh72 to fresh74: written during it;
-# fresh75 to fresh77: the forty-fifth's, measured once; fresh78 to fresh80: the forty-seventh's;
-# fresh81 to fresh83: the forty-eighth's (nothing kept); fresh84 to fresh86: the forty-ninth's;
-# fresh87 to fresh89: kept for the next round; fresh90 to fresh101: the fifty-second round's pool, written blind.
-# fresh66 to fresh68, read after their measurement, joined the read splits in the forty-seventh.
-UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 102)))
+# fresh51 to fresh53: the thirty-eighth round's gate, never read by this head; fresh48 to
+# fresh50, fresh54 to fresh65 and fresh69 to fresh86, reported until the forty-ninth round, read
+# in the fifty-second; fresh87 to fresh101: its report sets; fresh102 to fresh107: its confirmation.
+UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 108)))
 STRENGTH = 1e-3
 PAYLOAD_BUDGET = 0.005
 

@@ -44,19 +44,14 @@ from train_injection_classifier import embed
 from train_poisoning_classifier import fit_standardised, out_of_split, ship, threshold_for
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "payload_classifier.json"
-# fresh51 to fresh53 were the thirty-eighth round's gate for the arbiter and are read now.
+# Every set reported until the forty-ninth round (fresh48 to fresh50, fresh54 to fresh65,
+# fresh69 to fresh86) was read in the fifty-second, as fresh51 to fresh53 (the thirty-eighth
+# round's gate for the arbiter) and fresh66 to fresh68 were before.
 READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 87)))
 DIRECTED_SPLITS = ("directed", "directed2", "directed3")
-# fresh48 to fresh50, fresh54 to fresh56: the report sets of the thirty-eighth and
-# thirty-ninth rounds; fresh57 to fresh59: the fortieth round's; fresh60 to fresh62:
-# the forty-first's; fresh63 to fresh65: the forty-third's; fresh69 to fresh71: the forty-fourth's;
-# fresh72 to fresh74: written during it; fresh75 to fresh77: the forty-fifth's, measured once;
-# fresh78 to fresh80: the forty-seventh's; fresh81 to fresh83: the forty-eighth's (nothing kept);
-# fresh84 to fresh86: the forty-ninth's; fresh87 to fresh89: kept for the next round;
-# fresh90 to fresh101: the fifty-second round's pool, written blind.
-# fresh66 to fresh68, written during the forty-third and read after their measurement, joined the
-# read splits in the forty-seventh.
-UNREAD_SPLITS = tuple(f"fresh{n}" for n in range(87, 102))
+# fresh87 to fresh101: the fifty-second round's report sets; fresh102 to fresh107: its
+# confirmation, measured once with its code.
+UNREAD_SPLITS = tuple(f"fresh{n}" for n in range(87, 108))
 STRENGTH = 1e-3
 FLAG_BUDGET = 0.001
 CLEAR_BUDGET = 0.001
