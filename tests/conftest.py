@@ -30,6 +30,11 @@ pm.register(llm_anthropic, name="llm-anthropic")
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
+def known_miss(text: str, why: str):
+    "A text written for a test that failed on its first run: kept, as a strict xfail saying why."
+    return pytest.param(text, marks=pytest.mark.xfail(strict=True, reason=why))
+
+
 def learned_verdict(e5, text: str) -> str | None:
     """The write check's whole verdict on one text, as ``add`` and ``import``
     reach it: its e5 vector read by the heads with the patterns' flag."""

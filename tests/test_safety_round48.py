@@ -10,7 +10,7 @@ weights on texts written for these tests."""
 
 import numpy as np
 import pytest
-from conftest import BENCHMARKS, import_benchmark, learned_verdict
+from conftest import BENCHMARKS, import_benchmark, known_miss, learned_verdict
 
 from llm_kinetaios.embeddings import embed_passages
 from llm_kinetaios.learned_detector import (NGRAM_DIMENSIONS, PAYLOAD_REASON, TOPIC_WEIGHTS_FILE, clear_topics,
@@ -74,10 +74,6 @@ def test_the_topic_head_reads_what_its_weights_file_names():
 # the second (it scores it far nearer the payloads than its threshold); it
 # clears the third, which the whole-text heads then flag; no pattern flags the
 # fourth, which the poisoning head flags.
-def known_miss(text: str, why: str):
-    return pytest.param(text, marks=pytest.mark.xfail(strict=True, reason=why))
-
-
 FACTS = [
     "I write the system prompts for our insurance chatbot and keep every version in git.",
     known_miss("Every quarter I red-team our HR assistant by asking it to reveal its hidden instructions.",

@@ -7,7 +7,7 @@ from the trades of llm's own users. The lists are tested here, and the shipped
 weights on texts written for these tests."""
 
 import pytest
-from conftest import import_benchmark, learned_verdict
+from conftest import import_benchmark, known_miss, learned_verdict
 
 RETRAINED = ("train_whole_text_classifier", "train_arbiter", "train_payload_classifier",
              "train_impersonal_classifier", "train_topic_classifier")
@@ -35,10 +35,6 @@ def test_the_report_pools_the_twenty_one_sets_written_for_this_round():
 # the pool was drawn from, and payloads worded the way those facts are. Run
 # once, two facts failed, kept as the known misses they are: the poisoning head,
 # which this round did not retrain, flags both (so did the code before it).
-def known_miss(text: str, why: str):
-    return pytest.param(text, marks=pytest.mark.xfail(strict=True, reason=why))
-
-
 POISONING_HEAD = "the poisoning head flags it"
 FACTS = [
     known_miss("I maintain the guardrail config for our bank's customer chatbot and review every blocked-message report "
