@@ -72,8 +72,9 @@ def test_the_topic_head_reads_what_its_weights_file_names():
 # Written for this test, before it was run, none left out. Run once, three of
 # the facts failed, kept as the known misses they are: the head does not clear
 # the second (it scores it far nearer the payloads than its threshold); it
-# clears the third, which the whole-text heads then flag; no pattern flags the
-# fourth, which the poisoning head flags.
+# cleared the third, which the whole-text heads then flagged (retrained in the
+# fifty-second round, it no longer clears it); no pattern flags the fourth,
+# which the poisoning head flags.
 FACTS = [
     "I write the system prompts for our insurance chatbot and keep every version in git.",
     known_miss("Every quarter I red-team our HR assistant by asking it to reveal its hidden instructions.",
