@@ -42,8 +42,9 @@ READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 51)), *(f"fresh{
                "directed", "directed2", "directed3")
 # fresh51 to fresh53: the thirty-eighth round's gate, never read by this head; fresh48 to
 # fresh50, fresh54 to fresh65 and fresh69 to fresh86, reported until the forty-ninth round, read
-# in the fifty-second; fresh87 to fresh101: its report sets; fresh102 to fresh107: its confirmation.
-UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 108)))
+# in the fifty-second; fresh87 to fresh101: its report sets; fresh102 to fresh107: its confirmation;
+# fresh108 to fresh113: the fifty-third round's pool.
+UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 114)))
 STRENGTH = 1e-3
 PAYLOAD_BUDGET = 0.005
 
