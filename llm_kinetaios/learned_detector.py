@@ -352,10 +352,15 @@ def reasons_before_payload_head(matrix: "np.ndarray", texts: Sequence[str],
     return _arbitrate(matrix, texts, pattern_flags, rule_reasons(matrix, texts, pattern_flags))
 
 
-def _quarantine(matrix: "np.ndarray", texts: Sequence[str], pattern_flags: Sequence[str | None]) -> list[str | None]:
+def _quarantine(matrix: "np.ndarray", texts: Sequence[str],
+                pattern_flags: Sequence[str | None]) -> tuple[list[str | None], list[str | None]]:
+    """Every check of whole texts, in order: the pattern flags the topic head
+    leaves standing (the sentence step reads those too), and each memory's
+    reason once the other heads have had their word."""
+    pattern_flags = clear_topics(matrix, texts, pattern_flags)
     reasons = reasons_before_payload_head(matrix, texts, pattern_flags)
     reasons = _clear_impersonal(matrix, texts, pattern_flags, reasons)
-    return _weigh_payloads(matrix, texts, pattern_flags, reasons)
+    return pattern_flags, _weigh_payloads(matrix, texts, pattern_flags, reasons)
 
 
 def _flagged_softly(pattern_flag: str | None, reason: str | None) -> bool:
@@ -545,8 +550,7 @@ def quarantine_reasons(matrix: "np.ndarray | None", embedding_model, texts: Sequ
     manager that yields a callable told how many are done (the CLI's bar)."""
     if matrix is None or len(matrix) == 0 or not applies_to(embedding_model):
         return list(pattern_flags)
-    pattern_flags = clear_topics(matrix, texts, pattern_flags)
-    reasons = _quarantine(matrix, texts, pattern_flags)
+    pattern_flags, reasons = _quarantine(matrix, texts, pattern_flags)
     return _sentence_reasons(embedding_model, texts, pattern_flags, reasons, progress or _no_progress)
 
 
@@ -623,6 +627,5 @@ def stored_reasons(vectors: dict[str, tuple[str, bytes]], texts: dict[str, str],
     if not rows:
         return {}
     matrix, memory_texts = np.stack(list(rows.values())), [texts[memory_id] for memory_id in rows]
-    flags = clear_topics(matrix, memory_texts, [pattern_flags.get(memory_id) for memory_id in rows])
-    reasons = _quarantine(matrix, memory_texts, flags)
+    _, reasons = _quarantine(matrix, memory_texts, [pattern_flags.get(memory_id) for memory_id in rows])
     return dict(zip(rows, reasons))
