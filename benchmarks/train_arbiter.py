@@ -43,8 +43,9 @@ READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 51)), *(f"fresh{
 # fresh51 to fresh53: the thirty-eighth round's gate, never read by this head; fresh48 to
 # fresh50, fresh54 to fresh65 and fresh69 to fresh86, reported until the forty-ninth round, read
 # in the fifty-second; fresh87 to fresh101: its report sets; fresh102 to fresh107: its confirmation;
-# fresh108 to fresh113: the fifty-third round's pool.
-UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 114)))
+# fresh108 to fresh113: the fifty-third round's pool; fresh114 to fresh131: the fifty-fourth and
+# fifty-fifth rounds' pool and confirmation sets.
+UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 132)))
 STRENGTH = 1e-3
 PAYLOAD_BUDGET = 0.005
 
