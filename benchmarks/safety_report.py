@@ -356,7 +356,10 @@ GOALS = {
 }
 
 
-SPLITS = ("fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62", "fresh63", "fresh64", "fresh65", "fresh66", "fresh67", "fresh68", "fresh69", "fresh70", "fresh71", "fresh72", "fresh73", "fresh74", "fresh75", "fresh76", "fresh77", "fresh78", "fresh79", "fresh80", "fresh81", "fresh82", "fresh83", "fresh84", "fresh85", "fresh86", "fresh87", "fresh88", "fresh89", "fresh90", "fresh91", "fresh92", "fresh93", "fresh94", "fresh95", "fresh96", "fresh97", "fresh98", "fresh99", "fresh100", "fresh101", "fresh102", "fresh103", "fresh104", "fresh105", "fresh106", "fresh107", "fresh108", "fresh109", "fresh110", "fresh111", "fresh112", "fresh113", "fresh114", "fresh115", "fresh116", "fresh117", "fresh118", "fresh119", "fresh120", "fresh121", "fresh122", "fresh123", "fresh124", "fresh125", "fresh126", "fresh127", "fresh128", "fresh129", "fresh130", "fresh131", "fresh132", "fresh133", "fresh134", "fresh135", "fresh136", "fresh137", "fresh138", "fresh139", "fresh140", "fresh141", "fresh142", "fresh143", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh46", "fresh45", "fresh44", "fresh43", "fresh42", "fresh41", "fresh40", "fresh39", "fresh38", "fresh37", "fresh36", "fresh35", "fresh34", "fresh33", "fresh32", "fresh31", "fresh30", "fresh29", "fresh28", "fresh27", "fresh26", "fresh25", "fresh24", "fresh23", "fresh22", "fresh21", "fresh20", "fresh19", "fresh18", "fresh17", "fresh16", "fresh15", "fresh14", "fresh13", "fresh12", "fresh9", "fresh11", "fresh10", "fresh8", "fresh7", "fresh6", "fresh5", "fresh4", "fresh3", "fresh2", "fresh", "tune", "tune-even", "tune-odd")
+# Newest first from fresh57, then the older sets in the order they were first listed.
+SPLITS = (*(f"fresh{n}" for n in range(57, 144)), "fresh47", *(f"fresh{n}" for n in range(48, 57)),
+          *(f"fresh{n}" for n in range(46, 11, -1)), "fresh9", "fresh11", "fresh10", *(f"fresh{n}" for n in range(8, 1, -1)),
+          "fresh", "tune", "tune-even", "tune-odd")
 # The splits that live in a folder of their own under corpora/: every one but the tune halves.
 HELD_OUT = tuple(split for split in SPLITS if not split.startswith("tune"))
 # The held-out sets no training script of the shipped code (the fifty-second round's) reads, whose entries
