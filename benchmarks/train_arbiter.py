@@ -44,8 +44,9 @@ READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 51)), *(f"fresh{
 # fresh50, fresh54 to fresh65 and fresh69 to fresh86, reported until the forty-ninth round, read
 # in the fifty-second; fresh87 to fresh101: its report sets; fresh102 to fresh107: its confirmation;
 # fresh108 to fresh113: the fifty-third round's pool; fresh114 to fresh131: the fifty-fourth and
-# fifty-fifth rounds' pool and confirmation sets; fresh132 to fresh143: kept unmeasured for the next.
-UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 144)))
+# fifty-fifth rounds' pool and confirmation sets; fresh132 to fresh149: the fifty-sixth round's pool
+# and confirmation sets.
+UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 150)))
 STRENGTH = 1e-3
 PAYLOAD_BUDGET = 0.005
 
