@@ -357,7 +357,7 @@ GOALS = {
 
 
 # Newest first from fresh57, then the older sets in the order they were first listed.
-SPLITS = (*(f"fresh{n}" for n in range(57, 150)), "fresh47", *(f"fresh{n}" for n in range(48, 57)),
+SPLITS = (*(f"fresh{n}" for n in range(57, 162)), "fresh47", *(f"fresh{n}" for n in range(48, 57)),
           *(f"fresh{n}" for n in range(46, 11, -1)), "fresh9", "fresh11", "fresh10", *(f"fresh{n}" for n in range(8, 1, -1)),
           "fresh", "tune", "tune-even", "tune-odd")
 # The splits that live in a folder of their own under corpora/: every one but the tune halves.

@@ -53,8 +53,9 @@ DIRECTED_SPLITS = ("directed", "directed2", "directed3")
 # confirmation, measured once with its code; fresh108 to fresh113: the fifty-third round's pool;
 # fresh114 to fresh125: the fifty-fourth and fifty-fifth rounds' pool; fresh126 to fresh131: their
 # confirmation sets, measured once with the fifty-second round's code; fresh132 to fresh143: the
-# fifty-sixth round's pool; fresh144 to fresh149: its confirmation sets.
-UNREAD_SPLITS = tuple(f"fresh{n}" for n in range(87, 150))
+# fifty-sixth round's pool; fresh144 to fresh149: its confirmation sets; fresh150 to fresh161: the
+# fifty-seventh round's pool.
+UNREAD_SPLITS = tuple(f"fresh{n}" for n in range(87, 162))
 STRENGTH = 1e-3
 FLAG_BUDGET = 0.001
 CLEAR_BUDGET = 0.001
