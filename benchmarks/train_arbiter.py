@@ -45,8 +45,9 @@ READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 51)), *(f"fresh{
 # in the fifty-second; fresh87 to fresh101: its report sets; fresh102 to fresh107: its confirmation;
 # fresh108 to fresh113: the fifty-third round's pool; fresh114 to fresh131: the fifty-fourth and
 # fifty-fifth rounds' pool and confirmation sets; fresh132 to fresh149: the fifty-sixth round's pool
-# and confirmation sets; fresh150 to fresh161: the fifty-seventh round's pool.
-UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 162)))
+# and confirmation sets; fresh150 to fresh161: the fifty-seventh round's pool; fresh162 to fresh173:
+# kept unmeasured for the next.
+UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 174)))
 STRENGTH = 1e-3
 PAYLOAD_BUDGET = 0.005
 

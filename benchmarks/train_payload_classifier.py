@@ -54,8 +54,8 @@ DIRECTED_SPLITS = ("directed", "directed2", "directed3")
 # fresh114 to fresh125: the fifty-fourth and fifty-fifth rounds' pool; fresh126 to fresh131: their
 # confirmation sets, measured once with the fifty-second round's code; fresh132 to fresh143: the
 # fifty-sixth round's pool; fresh144 to fresh149: its confirmation sets; fresh150 to fresh161: the
-# fifty-seventh round's pool.
-UNREAD_SPLITS = tuple(f"fresh{n}" for n in range(87, 162))
+# fifty-seventh round's pool; fresh162 to fresh173: kept unmeasured for the next round's pool.
+UNREAD_SPLITS = tuple(f"fresh{n}" for n in range(87, 174))
 STRENGTH = 1e-3
 FLAG_BUDGET = 0.001
 CLEAR_BUDGET = 0.001
