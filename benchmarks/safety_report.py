@@ -1,6 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # the seventy-five sets the shipped code's training never read, pooled (reported), each also alone; about an hour
+    python benchmarks/safety_report.py                 # the eighty-seven sets the shipped code's training never read, pooled (reported), each also alone; over an hour
+    python benchmarks/safety_report.py --split fresh162 fresh163 fresh164 fresh165 fresh166 fresh167 fresh168 fresh169 fresh170 fresh171 fresh172 fresh173  # the fifty-eighth round's pool (no candidate built)
     python benchmarks/safety_report.py --split fresh150 fresh151 fresh152 fresh153 fresh154 fresh155 fresh156 fresh157 fresh158 fresh159 fresh160 fresh161  # the fifty-seventh round's pool (nothing kept)
     python benchmarks/safety_report.py --split fresh132 fresh133 fresh134 fresh135 fresh136 fresh137 fresh138 fresh139 fresh140 fresh141 fresh142 fresh143  # the fifty-sixth round's pool (nothing kept)
     python benchmarks/safety_report.py --split fresh144 fresh145 fresh146 fresh147 fresh148 fresh149  # its confirmation sets, measured once with the fifty-second round's code
@@ -309,10 +310,11 @@ written as its confirmation, were measured once with the fifty-second
 round's code. ``fresh150`` to ``fresh161`` were the fifty-seventh round's
 pool, measured the same way; neither round kept anything. ``fresh162`` to
 ``fresh173``, written the same way at the end of the fifty-seventh round,
-are kept unmeasured for the next round's pool. The default pools
-the seventy-five sets no training script of the shipped code
+were the fifty-eighth round's pool, measured with the fifty-second's code;
+that round's studies found no candidate to build. The default pools
+the eighty-seven sets no training script of the shipped code
 (the fifty-second round's) reads and whose entries were not read: fresh87 to
-fresh161, the ones reported. The training sets ``trade1`` to ``trade3`` are never reported.
+fresh173, the ones reported (``corpus_splits.SHIPPED_CODE_NEVER_READ``). The training sets ``trade1`` to ``trade3`` are never reported.
 Sources and licences:
 docs/safety-history.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
@@ -354,6 +356,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from _common import REPO_ROOT, markdown_table
+from corpus_splits import NEWEST_SET, SHIPPED_CODE_NEVER_READ, fresh_sets
 
 HERE = Path(__file__).resolve().parent
 CORPORA = HERE / "corpora"
@@ -366,14 +369,11 @@ GOALS = {
 
 
 # Newest first from fresh57, then the older sets in the order they were first listed.
-SPLITS = (*(f"fresh{n}" for n in range(57, 174)), "fresh47", *(f"fresh{n}" for n in range(48, 57)),
+SPLITS = (*fresh_sets(57, NEWEST_SET), "fresh47", *(f"fresh{n}" for n in range(48, 57)),
           *(f"fresh{n}" for n in range(46, 11, -1)), "fresh9", "fresh11", "fresh10", *(f"fresh{n}" for n in range(8, 1, -1)),
           "fresh", "tune", "tune-even", "tune-odd")
 # The splits that live in a folder of their own under corpora/: every one but the tune halves.
 HELD_OUT = tuple(split for split in SPLITS if not split.startswith("tune"))
-# The held-out sets no training script of the shipped code (the fifty-second round's) reads, whose entries
-# were not read before each was first measured.
-SHIPPED_CODE_NEVER_READ = tuple(f"fresh{n}" for n in range(87, 162))
 
 
 def half_of(text: str) -> str:

@@ -34,6 +34,7 @@ import argparse
 import numpy as np
 
 from _common import REPO_ROOT, markdown_table
+from corpus_splits import REPORT_SETS
 from train_injection_classifier import CORPORA, embed, logit, rows
 from train_poisoning_classifier import fit_standardised, ship
 
@@ -42,12 +43,8 @@ READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 51)), *(f"fresh{
                "directed", "directed2", "directed3")
 # fresh51 to fresh53: the thirty-eighth round's gate, never read by this head; fresh48 to
 # fresh50, fresh54 to fresh65 and fresh69 to fresh86, reported until the forty-ninth round, read
-# in the fifty-second; fresh87 to fresh101: its report sets; fresh102 to fresh107: its confirmation;
-# fresh108 to fresh113: the fifty-third round's pool; fresh114 to fresh131: the fifty-fourth and
-# fifty-fifth rounds' pool and confirmation sets; fresh132 to fresh149: the fifty-sixth round's pool
-# and confirmation sets; fresh150 to fresh161: the fifty-seventh round's pool; fresh162 to fresh173:
-# kept unmeasured for the next.
-UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *(f"fresh{n}" for n in range(87, 174)))
+# in the fifty-second; and every report set since (corpus_splits.REPORT_SETS).
+UNREAD_SPLITS = ("fresh51", "fresh52", "fresh53", *REPORT_SETS)
 STRENGTH = 1e-3
 PAYLOAD_BUDGET = 0.005
 

@@ -39,6 +39,7 @@ import argparse
 import numpy as np
 
 from _common import REPO_ROOT, markdown_table
+from corpus_splits import REPORT_SETS
 from train_arbiter import read_entries
 from train_injection_classifier import embed
 from train_poisoning_classifier import fit_standardised, out_of_split, ship, threshold_for
@@ -49,13 +50,8 @@ WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "payload_classifier.json"
 # round's gate for the arbiter) and fresh66 to fresh68 were before.
 READ_SPLITS = ("tune", "fresh", *(f"fresh{n}" for n in range(2, 87)))
 DIRECTED_SPLITS = ("directed", "directed2", "directed3")
-# fresh87 to fresh101: the fifty-second round's report sets; fresh102 to fresh107: its
-# confirmation, measured once with its code; fresh108 to fresh113: the fifty-third round's pool;
-# fresh114 to fresh125: the fifty-fourth and fifty-fifth rounds' pool; fresh126 to fresh131: their
-# confirmation sets, measured once with the fifty-second round's code; fresh132 to fresh143: the
-# fifty-sixth round's pool; fresh144 to fresh149: its confirmation sets; fresh150 to fresh161: the
-# fifty-seventh round's pool; fresh162 to fresh173: kept unmeasured for the next round's pool.
-UNREAD_SPLITS = tuple(f"fresh{n}" for n in range(87, 174))
+# Never loaded: every report set (corpus_splits.REPORT_SETS; docs/safety-history.md says what each is).
+UNREAD_SPLITS = REPORT_SETS
 STRENGTH = 1e-3
 FLAG_BUDGET = 0.001
 CLEAR_BUDGET = 0.001

@@ -90,7 +90,7 @@ def test_the_payload_head_trains_on_read_splits_only():
     the sets kept for the next round, nor the poisoning head's training
     sets, which it is tested on instead."""
     training_script = import_benchmark("train_payload_classifier")
-    unread = {f"fresh{n}" for n in range(87, 174)}
+    unread = set(import_benchmark("corpus_splits").REPORT_SETS)
     assert unread == set(training_script.UNREAD_SPLITS)
     assert unread.isdisjoint(training_script.READ_SPLITS)
     assert set(training_script.DIRECTED_SPLITS).isdisjoint(training_script.READ_SPLITS)
