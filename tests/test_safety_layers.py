@@ -555,7 +555,6 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
 
     corpora = Path(__file__).resolve().parent.parent / "benchmarks" / "corpora"
     splits = import_benchmark("corpus_splits")
-    fresh_sets, NEWEST_SET = splits.fresh_sets, splits.NEWEST_SET
 
     def entries(folder, names=("injection", "ordinary", "secrets", "near_miss")):
         rows = [json.loads(line) for name in names
@@ -603,7 +602,7 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
     # From fresh13 on, each set shares no entry with any set before it.
     before = [tune, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, directed]
     for split, at_least in (("fresh13", 650), ("fresh14", 700), ("fresh15", 700), ("fresh16", 650), ("fresh17", 650),
-                            ("fresh18", 550), ("fresh19", 600), ("fresh20", 580), *((split, 600) for split in fresh_sets(21, NEWEST_SET))):
+                            ("fresh18", 550), ("fresh19", 600), ("fresh20", 580), *((split, 600) for split in splits.fresh_sets(21, splits.NEWEST_SET))):
         later = entries(corpora / split)
         assert len(later) > at_least, split
         for earlier in before:
@@ -620,11 +619,10 @@ def test_the_held_out_corpora_share_no_entry_with_the_tune_corpora():
         before.append(training)
 
 
-
 def test_every_blind_set_on_disk_is_listed_and_every_report_set_is_one_no_trainer_loads():
     """corpus_splits.NEWEST_SET follows the merged folders: a set merged
-    without it would be left out of the disjointness test above and, numbered
-    from 87 up, loaded by the trainers as if read."""
+    without it would be missing from the disjointness test above, from the
+    report's choices and from the lists of sets the trainers never load."""
     splits = import_benchmark("corpus_splits")
     numbered = {int(folder.name[5:]) for folder in (BENCHMARKS / "corpora").glob("fresh*") if folder.name[5:].isdigit()}
     assert max(numbered) == splits.NEWEST_SET
@@ -632,6 +630,7 @@ def test_every_blind_set_on_disk_is_listed_and_every_report_set_is_one_no_traine
     assert splits.REPORT_SETS == tuple(f"fresh{n}" for n in range(87, max(numbered) + 1))
     for script in ("train_payload_classifier", "train_arbiter", "train_impersonal_classifier", "train_whole_text_classifier"):
         assert set(splits.REPORT_SETS) <= set(import_benchmark(script).UNREAD_SPLITS), script
+
 
 def test_the_poisoning_head_trains_on_read_splits_only_and_shares_no_entry_with_its_report_split():
     """The poisoning head trains on every split reported before the twenty-ninth
