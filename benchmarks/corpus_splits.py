@@ -9,8 +9,8 @@ recorded in docs/safety-history.md.
 
 from __future__ import annotations
 
-# The newest blind set merged (benchmarks/corpora/fresh181).
-NEWEST_SET = 181
+# The newest blind set merged (benchmarks/corpora/fresh185).
+NEWEST_SET = 185
 # The newest set the shipped code has been measured on; the sets after it are
 # kept unmeasured for the next round's pool.
 NEWEST_MEASURED_SET = 173

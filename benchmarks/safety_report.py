@@ -311,7 +311,9 @@ round's code. ``fresh150`` to ``fresh161`` were the fifty-seventh round's
 pool, measured the same way; neither round kept anything. ``fresh162`` to
 ``fresh173``, written the same way at the end of the fifty-seventh round,
 were the fifty-eighth round's pool, measured with the fifty-second's code;
-that round's studies found no candidate to build. The default pools
+that round's studies found no candidate to build. ``fresh174`` to
+``fresh185``, written the same way at its end, are kept unmeasured for the
+next round's pool. The default pools
 the eighty-seven sets no training script of the shipped code
 (the fifty-second round's) reads and whose entries were not read: fresh87 to
 fresh173, the ones reported (``corpus_splits.SHIPPED_CODE_NEVER_READ``). The training sets ``trade1`` to ``trade3`` are never reported.
