@@ -1,7 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
     python benchmarks/safety_report.py                 # the eighty-seven sets the shipped code's training never read, pooled (reported), each also alone; over an hour
-    python benchmarks/safety_report.py --split fresh162 fresh163 fresh164 fresh165 fresh166 fresh167 fresh168 fresh169 fresh170 fresh171 fresh172 fresh173  # the fifty-eighth round's pool (no candidate built)
+    python benchmarks/safety_report.py --split fresh162 fresh163 fresh164 fresh165 fresh166 fresh167 fresh168 fresh169 fresh170 fresh171 fresh172 fresh173  # the fifty-eighth and fifty-ninth rounds' pool (nothing kept)
     python benchmarks/safety_report.py --split fresh150 fresh151 fresh152 fresh153 fresh154 fresh155 fresh156 fresh157 fresh158 fresh159 fresh160 fresh161  # the fifty-seventh round's pool (nothing kept)
     python benchmarks/safety_report.py --split fresh132 fresh133 fresh134 fresh135 fresh136 fresh137 fresh138 fresh139 fresh140 fresh141 fresh142 fresh143  # the fifty-sixth round's pool (nothing kept)
     python benchmarks/safety_report.py --split fresh144 fresh145 fresh146 fresh147 fresh148 fresh149  # its confirmation sets, measured once with the fifty-second round's code
@@ -311,7 +311,8 @@ round's code. ``fresh150`` to ``fresh161`` were the fifty-seventh round's
 pool, measured the same way; neither round kept anything. ``fresh162`` to
 ``fresh173``, written the same way at the end of the fifty-seventh round,
 were the fifty-eighth round's pool, measured with the fifty-second's code;
-that round's studies found no candidate to build. ``fresh174`` to
+that round's studies found no candidate to build, and the fifty-ninth's
+candidate was not kept. ``fresh174`` to
 ``fresh185``, written the same way at its end, are kept unmeasured for the
 next round's pool. The default pools
 the eighty-seven sets no training script of the shipped code
