@@ -15,11 +15,11 @@ which clears above its own, clears less.
 Each entry of the splits' injection and ordinary corpora goes through what
 ``llm memories import`` runs on it: the write check
 (``write.check_memory``), then the learned detector on its e5 vector
-(``learned_detector.quarantine_reasons``, its sentences too). Each text and
-sentence is embedded once for all combinations. It is not end to end: no
-store and no block, so it cannot see a memory altered or dropped at
-injection (none were, on any report split); ``safety_report.py`` is the
-measurement. Choosing thresholds with it is tuning: the splits it reads for
+(``learned_detector.quarantine_reasons``, its sentences too). Each entry is
+checked, and each text and sentence embedded, once for all combinations. It
+is not end to end: no store and no block, so it cannot see a memory altered
+or dropped at injection (none were, on any report split); ``safety_report.py``
+is the measurement. Choosing thresholds with it is tuning: the splits it reads for
 that are read splits from then on (docs/safety-history.md).
 """
 
@@ -43,6 +43,8 @@ HEADS = {
 # Thresholds kept outside a file's "threshold": the head whose offset moves them too.
 SECOND_THRESHOLDS = {"near_hand_over_threshold": "poisoning", "instruction_floor": "instruction",
                      "payload_clear_threshold": "payload_clear"}
+# What an offset may name: a head, or the payload head's lower, clearing threshold.
+MOVABLE = (*HEADS, "payload_clear")
 
 
 @contextlib.contextmanager
@@ -52,7 +54,7 @@ def thresholds_moved(offsets: dict[str, float]):
     restored on exit."""
     from llm_kinetaios import learned_detector as detector
 
-    unknown = set(offsets) - set(HEADS) - {"payload_clear"}
+    unknown = set(offsets) - set(MOVABLE)
     if unknown:
         raise ValueError(f"unknown head: {', '.join(sorted(unknown))}")
     by_file = {getattr(detector, HEADS[name]): offset for name, offset in offsets.items() if name in HEADS}
@@ -89,17 +91,22 @@ class MemoisedEmbeddings:
         return np.stack([self.rows[text] for text in texts])
 
 
-def verdicts(entries: list[dict], model, offsets: dict[str, float]) -> list[str]:
-    """Each entry's outcome as ``llm memories import`` would store it alone:
-    "refused", "flagged" or "stored" (unflagged)."""
-    from llm_kinetaios.embeddings import embed_passages
-    from llm_kinetaios.learned_detector import quarantine_reasons
+def write_checks(entries: list[dict]) -> list:
+    "Each entry's write check (``write.check_memory``): what no threshold of the heads changes, so made once."
     from llm_kinetaios.write import check_memory
 
-    checks = [check_memory(entry["text"]) for entry in entries]
+    return [check_memory(entry["text"]) for entry in entries]
+
+
+def verdicts(checks: list, model, offsets: dict[str, float]) -> list[str]:
+    """Each entry's outcome (from its ``write_checks``) as ``llm memories
+    import`` would store it alone: "refused", "flagged" or "stored" (unflagged)."""
+    from llm_kinetaios.embeddings import embed_passages
+    from llm_kinetaios.learned_detector import quarantine_reasons
+
     kept = [index for index, check in enumerate(checks) if not check.refused]
     texts, flags = [checks[index].text for index in kept], [checks[index].flag for index in kept]
-    outcomes = ["refused"] * len(entries)
+    outcomes = ["refused"] * len(checks)
     if kept:
         with thresholds_moved(offsets):
             reasons = quarantine_reasons(embed_passages(model, texts), model, texts, flags)
@@ -109,13 +116,12 @@ def verdicts(entries: list[dict], model, offsets: dict[str, float]) -> list[str]
 
 
 def grid(offsets: list[str]) -> list[dict[str, float]]:
-    "Every combination of ``HEAD=o1,o2,...`` offsets, the shipped thresholds first when 0 is among them."
+    "Every combination of ``HEAD=o1,o2,...`` offsets, in the order given (``{}``, the shipped thresholds, for none)."
     axes = []
     for option in offsets:
         name, _, values = option.partition("=")
-        if name not in HEADS and name != "payload_clear" or not values:
-            raise SystemExit(f"--offset {option!r}: expected HEAD=o1,o2 with HEAD one of "
-                             f"{', '.join([*HEADS, 'payload_clear'])}")
+        if name not in MOVABLE or not values:
+            raise SystemExit(f"--offset {option!r}: expected HEAD=o1,o2 with HEAD one of {', '.join(MOVABLE)}")
         try:
             axes.append([(name, float(value)) for value in values.split(",")])
         except ValueError:
@@ -133,11 +139,11 @@ def main() -> None:
     parser.add_argument("--split", choices=SPLITS, nargs="+", required=True,
                         help="several values are pooled; a split used to choose thresholds is read from then on")
     parser.add_argument("--offset", action="append", default=[], metavar="HEAD=O1,O2",
-                        help=f"added to HEAD's threshold, each value in turn; HEAD one of {', '.join([*HEADS, 'payload_clear'])}")
+                        help=f"added to HEAD's threshold, each value in turn; HEAD one of {', '.join(MOVABLE)}")
     args = parser.parse_args()
     combinations = grid(args.offset)
-    payloads = [row for split in args.split for row in load("injection", split)]
-    ordinary = [row for split in args.split for row in load("ordinary", split)]
+    payloads = write_checks([row for split in args.split for row in load("injection", split)])
+    ordinary = write_checks([row for split in args.split for row in load("ordinary", split)])
     model = MemoisedEmbeddings(MultilingualE5Small())
     rows = []
     for offsets in combinations:

@@ -21,18 +21,23 @@ def operating_point():
     return import_benchmark("operating_point")
 
 
-def test_the_shipped_thresholds_give_the_write_checks_verdicts(operating_point, e5):
+@pytest.fixture
+def checks(operating_point):
+    return operating_point.write_checks(ENTRIES)
+
+
+def test_the_shipped_thresholds_give_the_write_checks_verdicts(operating_point, checks, e5):
     assert injection_reason(HEAD_ONLY) is None and learned_verdict(e5, HEAD_ONLY) == detector.POISONING_REASON
     assert injection_reason(PATTERN) and injection_reason(FACT) is None
-    assert operating_point.verdicts(ENTRIES, e5, {}) == ["flagged", "flagged", "refused", "stored"]
-    assert operating_point.verdicts(ENTRIES, e5, {"poisoning": 0.0}) == ["flagged", "flagged", "refused", "stored"]
+    assert operating_point.verdicts(checks, e5, {}) == ["flagged", "flagged", "refused", "stored"]
+    assert operating_point.verdicts(checks, e5, {"poisoning": 0.0}) == ["flagged", "flagged", "refused", "stored"]
 
 
-def test_raised_flagging_thresholds_free_only_what_the_heads_flagged(operating_point, e5):
+def test_raised_flagging_thresholds_free_only_what_the_heads_flagged(operating_point, checks, e5):
     raised = {head: 100.0 for head in FLAGGING_HEADS}
-    assert operating_point.verdicts(ENTRIES, e5, raised) == ["stored", "flagged", "refused", "stored"]
+    assert operating_point.verdicts(checks, e5, raised) == ["stored", "flagged", "refused", "stored"]
     lowered = {head: -100.0 for head in FLAGGING_HEADS}
-    assert operating_point.verdicts(ENTRIES, e5, lowered)[3] == "flagged"
+    assert operating_point.verdicts(checks, e5, lowered)[3] == "flagged"
 
 
 def test_moved_thresholds_are_put_back(operating_point):
