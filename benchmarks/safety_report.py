@@ -1,6 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # the ninety-nine sets the shipped code's training never read, pooled (reported), each also alone; over an hour
+    python benchmarks/safety_report.py                 # the hundred and eleven sets the shipped code's training never read, pooled (reported), each also alone; over an hour
+    python benchmarks/safety_report.py --split fresh186 fresh187 fresh188 fresh189 fresh190 fresh191 fresh192 fresh193 fresh194 fresh195 fresh196 fresh197  # the sixty-first round's pool (nothing kept)
     python benchmarks/safety_report.py --split fresh174 fresh175 fresh176 fresh177 fresh178 fresh179 fresh180 fresh181 fresh182 fresh183 fresh184 fresh185  # the sixtieth round's pool (nothing kept)
     python benchmarks/safety_report.py --split fresh162 fresh163 fresh164 fresh165 fresh166 fresh167 fresh168 fresh169 fresh170 fresh171 fresh172 fresh173  # the fifty-eighth and fifty-ninth rounds' pool (nothing kept)
     python benchmarks/safety_report.py --split fresh150 fresh151 fresh152 fresh153 fresh154 fresh155 fresh156 fresh157 fresh158 fresh159 fresh160 fresh161  # the fifty-seventh round's pool (nothing kept)
@@ -316,11 +317,12 @@ that round's studies found no candidate to build, and the fifty-ninth's
 candidate was not kept. ``fresh174`` to
 ``fresh185``, written the same way at its end, were the sixtieth round's
 pool, measured the same way; it kept nothing. ``fresh186`` to ``fresh197``,
-written the same way at its start, are kept unmeasured for the next round's
-pool. The default pools
-the ninety-nine sets no training script of the shipped code
+written the same way at its start, were the sixty-first round's pool,
+measured the same way; it kept nothing. ``fresh198`` to ``fresh209``, written
+during it, are kept unmeasured for the next round's pool. The default pools
+the hundred and eleven sets no training script of the shipped code
 (the fifty-second round's) reads and whose entries were not read: fresh87 to
-fresh185, the ones reported (``corpus_splits.SHIPPED_CODE_NEVER_READ``). The training sets ``trade1`` to ``trade3`` are never reported.
+fresh197, the ones reported (``corpus_splits.SHIPPED_CODE_NEVER_READ``). The training sets ``trade1`` to ``trade3`` are never reported.
 Sources and licences:
 docs/safety-history.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
