@@ -317,7 +317,7 @@ that round's studies found no candidate to build, and the fifty-ninth's
 candidate was not kept. ``fresh174`` to
 ``fresh185``, written the same way at its end, were the sixtieth round's
 pool, measured the same way; it kept nothing. ``fresh186`` to ``fresh197``,
-written the same way at its start, were the sixty-first round's pool,
+written the same way at the sixtieth round's start, were the sixty-first round's pool,
 measured the same way; it kept nothing. ``fresh198`` to ``fresh209``, written
 during it, are kept unmeasured for the next round's pool. The default pools
 the hundred and eleven sets no training script of the shipped code
