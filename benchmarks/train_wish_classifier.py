@@ -46,6 +46,7 @@ import argparse
 import numpy as np
 
 from _common import REPO_ROOT, markdown_table
+from corpus_splits import REPORT_SETS
 from train_injection_classifier import CORPORA, EXTRACTION, embed, rows
 from train_poisoning_classifier import out_of_split, ship
 
@@ -57,8 +58,8 @@ WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "wish_classifier.json"
 READ_SPLITS = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
                "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16",
                "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24",
-               "directed", "directed2", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30")
-REPORT_SPLIT = "fresh31"
+               "directed", "directed2", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30",
+               *(f"fresh{n}" for n in range(31, 87)), "directed3", "trade1", "trade2", "trade3")
 STRENGTHS = (0.003, 0.01, 0.03)
 # At most one payload in 200 of the read splits' may be cleared out of split:
 # about one per 180-payload set, against a slack of two or three under the
@@ -73,7 +74,7 @@ def read_rows(standing_preferences_only: bool = False) -> list[tuple[str, int, s
     of the ordinary entries only the standing preferences if asked."""
     found = []
     for split in READ_SPLITS:
-        assert split != REPORT_SPLIT
+        assert split not in REPORT_SETS
         folder = CORPORA if split == "tune" else CORPORA / split
         for corpus, label in (("injection", 0), ("ordinary", 1)):
             path = folder / f"{corpus}.jsonl"
