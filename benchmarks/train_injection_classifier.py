@@ -71,12 +71,15 @@ def embed(texts: list[str]) -> np.ndarray:
     return embed_passages(MultilingualE5Small(), texts).astype(np.float64)
 
 
-def fit(x: np.ndarray, y: np.ndarray, strength: float, steps: int = 30) -> tuple[np.ndarray, float]:
+def fit(x: np.ndarray, y: np.ndarray, strength: float, steps: int = 30,
+        start: tuple[np.ndarray, float] | None = None) -> tuple[np.ndarray, float]:
     """L2-regularised logistic regression by Newton's method: weights, bias.
-    ``strength`` is the L2 penalty per training example."""
+    ``strength`` is the L2 penalty per training example; ``start``, weights
+    and bias to begin from (zeros unless told). The loss is strictly convex,
+    so the start changes how many steps it takes, not where it ends."""
     n, d = x.shape
     design = np.hstack([x, np.ones((n, 1))])
-    w = np.zeros(d + 1)
+    w = np.zeros(d + 1) if start is None else np.append(start[0], start[1])
     penalty = np.full(d + 1, strength * n)
     penalty[-1] = 0.0  # the bias is not shrunk
     for _ in range(steps):
