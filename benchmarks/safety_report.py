@@ -377,7 +377,7 @@ GOALS = {
 
 
 # Newest first from fresh57, then the older sets in the order they were first listed.
-SPLITS = (*fresh_sets(57, NEWEST_SET), "fresh47", *(f"fresh{n}" for n in range(48, 57)),
+SPLITS = (*fresh_sets(57, NEWEST_SET), "fresh47", *fresh_sets(48, 56),
           *(f"fresh{n}" for n in range(46, 11, -1)), "fresh9", "fresh11", "fresh10", *(f"fresh{n}" for n in range(8, 1, -1)),
           "fresh", "tune", "tune-even", "tune-odd")
 # The splits that live in a folder of their own under corpora/: every one but the tune halves.
