@@ -319,7 +319,9 @@ candidate was not kept. ``fresh174`` to
 pool, measured the same way; it kept nothing. ``fresh186`` to ``fresh197``,
 written the same way at the sixtieth round's start, were the sixty-first round's pool,
 measured the same way; it kept nothing. ``fresh198`` to ``fresh209``, written
-during it, are the pool of the sixty-second, which is under way. The default pools
+during it, are the pool of the sixty-second, which is under way; ``fresh210``
+to ``fresh221``, written during the sixty-second, are kept unmeasured for the
+round after it. The default pools
 the hundred and eleven sets no training script of the shipped code
 (the fifty-second round's) reads and whose entries were not read: fresh87 to
 fresh197, the ones reported (``corpus_splits.SHIPPED_CODE_NEVER_READ``). The training sets ``trade1`` to ``trade3`` are never reported.
