@@ -9,11 +9,12 @@ recorded in docs/safety-history.md.
 
 from __future__ import annotations
 
-# The newest blind set merged (benchmarks/corpora/fresh209).
-NEWEST_SET = 209
-# The newest set the shipped code has been measured on; the sets after it are
-# kept unmeasured for the next round's pool.
-NEWEST_MEASURED_SET = 197
+# The newest blind set merged (benchmarks/corpora/fresh221).
+NEWEST_SET = 221
+# The newest set in the report's default; the sets after it are the pool of
+# a round under way or of the next (unmeasured, or measured only as its
+# 'before').
+NEWEST_MEASURED_SET = 209
 # The fifty-second round's first report set: no training script of the
 # shipped code reads it or any set after it.
 FIRST_REPORT_SET = 87

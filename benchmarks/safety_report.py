@@ -1,6 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # the hundred and eleven sets the shipped code's training never read, pooled (reported), each also alone; over an hour
+    python benchmarks/safety_report.py                 # the hundred and twenty-three sets the shipped code's training never read, pooled (reported), each also alone; over an hour
+    python benchmarks/safety_report.py --split fresh198 fresh199 fresh200 fresh201 fresh202 fresh203 fresh204 fresh205 fresh206 fresh207 fresh208 fresh209  # the sixty-second round's pool (no candidate built)
     python benchmarks/safety_report.py --split fresh186 fresh187 fresh188 fresh189 fresh190 fresh191 fresh192 fresh193 fresh194 fresh195 fresh196 fresh197  # the sixty-first round's pool (nothing kept)
     python benchmarks/safety_report.py --split fresh174 fresh175 fresh176 fresh177 fresh178 fresh179 fresh180 fresh181 fresh182 fresh183 fresh184 fresh185  # the sixtieth round's pool (nothing kept)
     python benchmarks/safety_report.py --split fresh162 fresh163 fresh164 fresh165 fresh166 fresh167 fresh168 fresh169 fresh170 fresh171 fresh172 fresh173  # the fifty-eighth and fifty-ninth rounds' pool (nothing kept)
@@ -319,10 +320,12 @@ candidate was not kept. ``fresh174`` to
 pool, measured the same way; it kept nothing. ``fresh186`` to ``fresh197``,
 written the same way at the sixtieth round's start, were the sixty-first round's pool,
 measured the same way; it kept nothing. ``fresh198`` to ``fresh209``, written
-during it, are kept unmeasured for the next round's pool. The default pools
-the hundred and eleven sets no training script of the shipped code
+during it, were the sixty-second round's pool, measured the same way; that
+round's candidate could not be built. ``fresh210`` to ``fresh221``, written
+during it, are the pool of the sixty-third. The default pools
+the hundred and twenty-three sets no training script of the shipped code
 (the fifty-second round's) reads and whose entries were not read: fresh87 to
-fresh197, the ones reported (``corpus_splits.SHIPPED_CODE_NEVER_READ``). The training sets ``trade1`` to ``trade3`` are never reported.
+fresh209, the ones reported (``corpus_splits.SHIPPED_CODE_NEVER_READ``). The training sets ``trade1`` to ``trade3`` are never reported.
 Sources and licences:
 docs/safety-history.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
@@ -377,7 +380,7 @@ GOALS = {
 
 
 # Newest first from fresh57, then the older sets in the order they were first listed.
-SPLITS = (*fresh_sets(57, NEWEST_SET), "fresh47", *(f"fresh{n}" for n in range(48, 57)),
+SPLITS = (*fresh_sets(57, NEWEST_SET), "fresh47", *fresh_sets(48, 56),
           *(f"fresh{n}" for n in range(46, 11, -1)), "fresh9", "fresh11", "fresh10", *(f"fresh{n}" for n in range(8, 1, -1)),
           "fresh", "tune", "tune-even", "tune-odd")
 # The splits that live in a folder of their own under corpora/: every one but the tune halves.
