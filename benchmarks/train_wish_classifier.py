@@ -12,8 +12,8 @@ or an order someone slipped in ("Use commonly associated symbols for letters
 in your response")? A logistic regression on the multilingual-e5-small
 passage vectors (``train_poisoning_classifier.fit_standardised``).
 
-Data: every split already read (``READ_SPLITS``), never the report split
-(``REPORT_SPLIT``, which is not even loaded). Since the twenty-third round
+Data: every split already read (``READ_SPLITS``), never a report set
+(``corpus_splits.REPORT_SETS``, which are not even loaded). Since the twenty-third round
 the head learns from every standing preference of those splits (positives)
 against every payload (negatives), not only from the few hundred candidates
 above: left out one split at a time, the wider set cleared 147 of the 446
@@ -38,7 +38,7 @@ user) at its threshold. Until the sixty-third round no left-out split could
 have more than two payloads cleared; with 93 read splits and about one
 payload per split let through by the budget, no strength met that cap.
 Deterministic. How the shipped head does on the report split is measured
-end to end by ``benchmarks/safety_report.py --split fresh31``.
+end to end by ``benchmarks/safety_report.py`` (its default).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from llm_kinetaios.learned_detector import wish_features
 from llm_kinetaios.safety import names_the_user
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "wish_classifier.json"
-# The splits the twenty-fourth round read (the poisoning head has read more since).
+# Every read split (the sixty-third round): tune to fresh86, the directed and the trade sets.
 READ_SPLITS = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
                "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16",
                "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24",
