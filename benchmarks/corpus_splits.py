@@ -16,7 +16,7 @@ NEWEST_SET = 221
 # 'before').
 NEWEST_MEASURED_SET = 221
 # The fifty-second round's first report set: no training script of the
-# shipped code reads it or any set after it.
+# shipped code (the sixty-third round's) reads it or any set after it.
 FIRST_REPORT_SET = 87
 
 

@@ -1,7 +1,7 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
     python benchmarks/safety_report.py                 # the hundred and thirty-five sets the shipped code's training never read, pooled (reported), each also alone; over an hour
-    python benchmarks/safety_report.py --split fresh210 fresh211 fresh212 fresh213 fresh214 fresh215 fresh216 fresh217 fresh218 fresh219 fresh220 fresh221  # the sixty-third round's pool (its candidate kept, not yet shipped)
+    python benchmarks/safety_report.py --split fresh210 fresh211 fresh212 fresh213 fresh214 fresh215 fresh216 fresh217 fresh218 fresh219 fresh220 fresh221  # the sixty-third round's pool (its candidate kept: the shipped code)
     python benchmarks/safety_report.py --split fresh198 fresh199 fresh200 fresh201 fresh202 fresh203 fresh204 fresh205 fresh206 fresh207 fresh208 fresh209  # the sixty-second round's pool (no candidate built)
     python benchmarks/safety_report.py --split fresh186 fresh187 fresh188 fresh189 fresh190 fresh191 fresh192 fresh193 fresh194 fresh195 fresh196 fresh197  # the sixty-first round's pool (nothing kept)
     python benchmarks/safety_report.py --split fresh174 fresh175 fresh176 fresh177 fresh178 fresh179 fresh180 fresh181 fresh182 fresh183 fresh184 fresh185  # the sixtieth round's pool (nothing kept)
@@ -324,10 +324,10 @@ measured the same way; it kept nothing. ``fresh198`` to ``fresh209``, written
 during it, were the sixty-second round's pool, measured the same way; that
 round's candidate could not be built. ``fresh210`` to ``fresh221``, written
 during it, were the sixty-third's pool, measured the same way and with its
-candidate, which was kept and ships once the default is measured with it.
-The default pools
+candidate, which was kept; every set of the default was measured with it
+before it shipped. The default pools
 the hundred and thirty-five sets no training script of the shipped code
-(the fifty-second round's) reads and whose entries were not read: fresh87 to
+(the sixty-third round's) reads and whose entries were not read: fresh87 to
 fresh221, the ones reported (``corpus_splits.SHIPPED_CODE_NEVER_READ``). The training sets ``trade1`` to ``trade3`` are never reported.
 Sources and licences:
 docs/safety-history.md. Before the fresh
