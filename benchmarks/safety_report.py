@@ -325,7 +325,8 @@ during it, were the sixty-second round's pool, measured the same way; that
 round's candidate could not be built. ``fresh210`` to ``fresh221``, written
 during it, were the sixty-third's pool, measured the same way and with its
 candidate, which was kept; every set of the default was measured with it
-before it shipped. The default pools
+before it shipped. ``fresh222`` to ``fresh233``, written after it shipped,
+are its confirmation sets, to be measured once with it. The default pools
 the hundred and thirty-five sets no training script of the shipped code
 (the sixty-third round's) reads and whose entries were not read: fresh87 to
 fresh221, the ones reported (``corpus_splits.SHIPPED_CODE_NEVER_READ``). The training sets ``trade1`` to ``trade3`` are never reported.
