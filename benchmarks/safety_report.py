@@ -1,6 +1,6 @@
 """The safety and secret filters on corpora nobody tuned them to, end to end.
 
-    python benchmarks/safety_report.py                 # the hundred and thirty-five sets the shipped code's training never read, pooled (reported), each also alone; over an hour
+    python benchmarks/safety_report.py                 # the hundred and forty-seven sets the shipped code's training never read, pooled (reported), each also alone; over an hour
     python benchmarks/safety_report.py --split fresh210 fresh211 fresh212 fresh213 fresh214 fresh215 fresh216 fresh217 fresh218 fresh219 fresh220 fresh221  # the sixty-third round's pool (its candidate kept: the shipped code)
     python benchmarks/safety_report.py --split fresh198 fresh199 fresh200 fresh201 fresh202 fresh203 fresh204 fresh205 fresh206 fresh207 fresh208 fresh209  # the sixty-second round's pool (no candidate built)
     python benchmarks/safety_report.py --split fresh186 fresh187 fresh188 fresh189 fresh190 fresh191 fresh192 fresh193 fresh194 fresh195 fresh196 fresh197  # the sixty-first round's pool (nothing kept)
@@ -326,10 +326,10 @@ round's candidate could not be built. ``fresh210`` to ``fresh221``, written
 during it, were the sixty-third's pool, measured the same way and with its
 candidate, which was kept; every set of the default was measured with it
 before it shipped. ``fresh222`` to ``fresh233``, written after it shipped,
-are its confirmation sets, to be measured once with it. The default pools
-the hundred and thirty-five sets no training script of the shipped code
+were its confirmation sets, measured once with it. The default pools
+the hundred and forty-seven sets no training script of the shipped code
 (the sixty-third round's) reads and whose entries were not read: fresh87 to
-fresh221, the ones reported (``corpus_splits.SHIPPED_CODE_NEVER_READ``). The training sets ``trade1`` to ``trade3`` are never reported.
+fresh233, the ones reported (``corpus_splits.SHIPPED_CODE_NEVER_READ``). The training sets ``trade1`` to ``trade3`` are never reported.
 Sources and licences:
 docs/safety-history.md. Before the fresh
 set existed the tune corpora were split in halves by a hash of the text
