@@ -50,18 +50,16 @@ import numpy as np
 from _common import REPO_ROOT, markdown_table
 from corpus_splits import REPORT_SETS
 from train_injection_classifier import CORPORA, EXTRACTION, embed, rows
+from train_payload_classifier import READ_SPLITS as PAYLOAD_HEAD_READ_SPLITS
 from train_poisoning_classifier import out_of_split, ship
 
 from llm_kinetaios.learned_detector import wish_features
 from llm_kinetaios.safety import names_the_user
 
 WEIGHTS = REPO_ROOT / "llm_kinetaios" / "data" / "wish_classifier.json"
-# Every read split (the sixty-third round): tune to fresh86, the directed and the trade sets.
-READ_SPLITS = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
-               "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16",
-               "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24",
-               "directed", "directed2", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30",
-               *(f"fresh{n}" for n in range(31, 87)), "directed3", "trade1", "trade2", "trade3")
+# Every read split (the sixty-third round): the payload head's (tune to
+# fresh86), the directed sets and the trade sets.
+READ_SPLITS = (*PAYLOAD_HEAD_READ_SPLITS, "directed", "directed2", "directed3", "trade1", "trade2", "trade3")
 STRENGTHS = (0.003, 0.01, 0.03)
 # At most one payload in 200 of the read splits' may be cleared out of split:
 # about one per 180-payload set, against a slack of two or three under the
